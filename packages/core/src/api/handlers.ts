@@ -1,0 +1,48 @@
+import type { RouteKey, RouteOutput, RouteParsedInput } from '../contract/routes.js';
+import { routes } from '../contract/routes.js';
+import { StratboxError } from '../errors/stratbox-error.js';
+import type { StrategyService } from '../strategies/strategy-service.js';
+
+/** What a handler receives: the validated input and the authenticated caller. */
+export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
+  /** The authenticated caller; empty for webhook routes. */
+  userId: string;
+  /** Raw request bytes, for routes with `rawBody`. */
+  rawBody?: Uint8Array;
+  headers: Record<string, string | string[] | undefined>;
+};
+
+export type ApiHandler<K extends RouteKey> = (ctx: HandlerContext<K>) => Promise<RouteOutput<K>>;
+
+/** One handler per route of the contract. Adapters validate, authenticate, then call these. */
+export type ApiHandlers = { [K in RouteKey]: ApiHandler<K> };
+
+export interface ApiServices {
+  strategies: StrategyService;
+}
+
+function notImplemented(key: RouteKey): ApiHandler<RouteKey> {
+  const route = routes[key];
+  return async () => {
+    throw new StratboxError('NOT_IMPLEMENTED', `${route.method} ${route.path} is not available in this version of Stratbox`);
+  };
+}
+
+/**
+ * The request handler table: the one place that connects routes to services. Routes whose
+ * capability has not landed answer NOT_IMPLEMENTED (501).
+ */
+export function createApiHandlers(services: ApiServices): ApiHandlers {
+  const implemented: Partial<ApiHandlers> = {
+    'strategies.list': ({ userId, query }) => services.strategies.list(userId, query),
+    'strategies.get': ({ userId, params, query }) => services.strategies.get(userId, params.id, query),
+    'strategies.create': ({ userId, body }) => services.strategies.create(userId, body),
+    'strategies.update': ({ userId, params, body }) => services.strategies.update(userId, params.id, body),
+    'strategies.delete': ({ userId, params }) => services.strategies.delete(userId, params.id),
+  };
+  const handlers = {} as Record<RouteKey, ApiHandler<RouteKey>>;
+  for (const key of Object.keys(routes) as RouteKey[]) {
+    handlers[key] = (implemented[key] as ApiHandler<RouteKey> | undefined) ?? notImplemented(key);
+  }
+  return handlers as ApiHandlers;
+}

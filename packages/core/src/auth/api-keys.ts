@@ -1,0 +1,57 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { StratboxError } from '../errors/stratbox-error.js';
+import type { AuthRequest, Authenticator } from '../ports/authenticator.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import { newId } from '../util/ids.js';
+
+const KEY_PREFIX = 'sbx_';
+
+/** SHA-256 of an API key. Keys carry 256 random bits, so a fast hash is enough to store them. */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(request: AuthRequest): string | null {
+  const raw = request.headers.authorization ?? request.headers.Authorization;
+  const header = Array.isArray(raw) ? raw[0] : raw;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S{1,512})\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;
+
+/** Users and their API keys: keys are shown once at creation and stored only as a hash. */
+export function createApiKeyService({ store, clock }: { store: Store; clock: Clock }) {
+  async function issueKey(userId: string): Promise<string> {
+    const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
+    await store.apiKeys.insert({ hash: hashApiKey(apiKey), userId, createdAt: clock.now().toISOString() });
+    return apiKey;
+  }
+
+  const authenticate: Authenticator = async (request) => {
+    const token = bearerToken(request);
+    if (!token || !token.startsWith(KEY_PREFIX)) return null;
+    const userId = await store.apiKeys.findUserIdByHash(hashApiKey(token));
+    return userId ? { userId } : null;
+  };
+
+  return {
+    /** Creates a user and its first API key. The key is returned once and never again. */
+    async createUser(name: string): Promise<{ userId: string; apiKey: string }> {
+      const trimmed = name.trim();
+      if (!trimmed || trimmed.length > 100) throw new StratboxError('VALIDATION_FAILED', 'A user name is 1 to 100 characters');
+      const userId = newId('user');
+      await store.users.insert({ id: userId, name: trimmed, createdAt: clock.now().toISOString() });
+      return { userId, apiKey: await issueKey(userId) };
+    },
+    /** Issues another API key for an existing user. */
+    async createApiKey(userId: string): Promise<string> {
+      if (!(await store.users.findById(userId))) throw new StratboxError('NOT_FOUND', `User ${userId} not found`);
+      return issueKey(userId);
+    },
+    authenticate,
+  };
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { DateOnly, MarketSymbol, MarketType, NextCursor, PageQuery, ParamMap, Timeframe, Timestamp } from './common.js';
+import { BacktestId, StrategyId } from './ids.js';
+
+export const BacktestStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+export type BacktestStatus = z.infer<typeof BacktestStatus>;
+
+export const Fees = z.strictObject({
+  maker: z.number().min(-0.01).max(0.1).meta({ description: 'Fraction of notional, e.g. 0.0002' }),
+  taker: z.number().min(0).max(0.1).meta({ description: 'Fraction of notional, e.g. 0.0005' }),
+});
+
+export const CreateBacktestBody = z
+  .strictObject({
+    strategyId: StrategyId,
+    symbols: z.array(MarketSymbol).min(1).max(20),
+    startDate: DateOnly,
+    endDate: DateOnly,
+    marketType: MarketType.optional().meta({ description: "Defaults to the strategy's market type." }),
+    timeframe: Timeframe.optional().meta({ description: "Defaults to the strategy's `meta.timeframe`, else 1h." }),
+    fees: Fees.default({ maker: 0.0002, taker: 0.0005 }),
+    leverage: z.number().min(1).max(125).default(1),
+    slippage: z.number().min(0).max(0.1).default(0),
+    initialCapital: z.number().positive().max(1e12).default(10_000),
+    params: ParamMap.default({}),
+  })
+  .refine((b) => b.startDate <= b.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] });
+
+export const RunError = z.object({ code: z.string(), message: z.string() }).nullable();
+
+export const BacktestSummary = z.object({
+  id: BacktestId,
+  strategyId: StrategyId,
+  strategyVersion: z.number().int(),
+  status: BacktestStatus,
+  progress: z.number().min(0).max(1),
+  symbols: z.array(z.string()),
+  startDate: DateOnly,
+  endDate: DateOnly,
+  timeframe: Timeframe,
+  marketType: MarketType,
+  fees: Fees,
+  leverage: z.number(),
+  slippage: z.number(),
+  initialCapital: z.number(),
+  params: z.record(z.string(), z.string()),
+  dataSource: z.string().nullable(),
+  createdAt: Timestamp,
+  startedAt: Timestamp.nullable(),
+  finishedAt: Timestamp.nullable(),
+  error: RunError,
+});
+export type BacktestSummary = z.infer<typeof BacktestSummary>;
+
+export const EquityPoint = z.object({ time: Timestamp, equity: z.number() });
+export const Trade = z.object({
+  symbol: z.string(),
+  side: z.enum(['long', 'short']),
+  entryTime: Timestamp,
+  entryPrice: z.number(),
+  exitTime: Timestamp,
+  exitPrice: z.number(),
+  quantity: z.number(),
+  pnl: z.number(),
+  fees: z.number(),
+  exitReason: z.string().optional(),
+});
+
+const MetricValues = {
+  totalReturn: z.number().nullable(),
+  cagr: z.number().nullable(),
+  maxDrawdown: z.number().nullable(),
+  maxDrawdownDuration: z.number().nullable().meta({ description: 'Longest drawdown, in milliseconds' }),
+  sharpe: z.number().nullable(),
+  sortino: z.number().nullable(),
+  calmar: z.number().nullable(),
+  winRate: z.number().nullable(),
+  profitFactor: z.number().nullable(),
+  expectancy: z.number().nullable(),
+  tradeCount: z.number().int(),
+  exposure: z.number().nullable(),
+  feesPaid: z.number(),
+  buyAndHoldReturn: z.number().nullable(),
+};
+export const SymbolMetrics = z.object(MetricValues);
+export const Metrics = z.object({ ...MetricValues, perSymbol: z.record(z.string(), SymbolMetrics) });
+
+export const BacktestDetail = BacktestSummary.extend({
+  equityCurve: z.array(EquityPoint).nullable(),
+  trades: z.array(Trade).nullable(),
+  metrics: Metrics.nullable(),
+});
+export type BacktestDetail = z.infer<typeof BacktestDetail>;
+
+export const ListBacktestsQuery = z.strictObject({
+  strategyId: StrategyId.optional(),
+  status: BacktestStatus.optional(),
+  ...PageQuery,
+});
+export const BacktestList = z.object({ backtests: z.array(BacktestSummary), nextCursor: NextCursor });
+
+/** Data of an event on channel `backtest:<id>:progress`. */
+export const BacktestProgressEvent = z.object({
+  backtestId: BacktestId,
+  status: BacktestStatus,
+  progress: z.number().min(0).max(1),
+  processedBars: z.number().int(),
+  totalBars: z.number().int(),
+});

@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import { idParams } from './common.js';
+import { defineRoute } from './route.js';
+import { BacktestId, CredentialId, DeploymentId, ListingId, ReviewId, StrategyId } from './ids.js';
+import * as S from './strategies.js';
+import * as B from './backtests.js';
+import * as D from './deployments.js';
+import * as C from './credentials.js';
+import * as M from './marketplace.js';
+import * as Bi from './billing.js';
+import * as MD from './market-data.js';
+
+const strategyParams = idParams(StrategyId);
+const backtestParams = idParams(BacktestId);
+const deploymentParams = idParams(DeploymentId);
+const credentialParams = idParams(CredentialId);
+const listingParams = idParams(ListingId);
+
+/**
+ * The route table: every endpoint of SPEC.md plus those API.md and the issues add.
+ * Keys are `<group>.<action>`; the client exposes them as `client.<group>.<action>()`.
+ */
+export const routes = {
+  // ---- strategies ----
+  'strategies.list': defineRoute({
+    method: 'GET', path: '/api/strategies', summary: "List the caller's strategies, newest first",
+    query: S.ListStrategiesQuery, successStatus: 200, response: S.StrategyList, errors: [],
+  }),
+  'strategies.get': defineRoute({
+    method: 'GET', path: '/api/strategies/:id', summary: 'Get a strategy with its source and version history',
+    params: strategyParams, query: S.GetStrategyQuery, successStatus: 200, response: S.StrategyDetail, errors: ['NOT_FOUND'],
+  }),
+  'strategies.create': defineRoute({
+    method: 'POST', path: '/api/strategies', summary: 'Create a strategy (version 1)',
+    body: S.CreateStrategyBody, successStatus: 201, response: S.StrategyDetail, errors: ['PAYLOAD_TOO_LARGE'],
+  }),
+  'strategies.update': defineRoute({
+    method: 'PUT', path: '/api/strategies/:id', summary: 'Update a strategy; a changed source creates a new version',
+    params: strategyParams, body: S.UpdateStrategyBody, successStatus: 200, response: S.StrategyDetail,
+    errors: ['NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
+  }),
+  'strategies.delete': defineRoute({
+    method: 'DELETE', path: '/api/strategies/:id', summary: 'Delete a strategy; refused while it has active deployments',
+    params: strategyParams, successStatus: 204, response: null, errors: ['NOT_FOUND', 'CONFLICT'],
+  }),
+
+  // ---- backtests ----
+  'backtests.list': defineRoute({
+    method: 'GET', path: '/api/backtests', summary: "List the caller's backtests, newest first",
+    query: B.ListBacktestsQuery, successStatus: 200, response: B.BacktestList, errors: [],
+  }),
+  'backtests.get': defineRoute({
+    method: 'GET', path: '/api/backtests/:id', summary: 'Get a backtest with its full results',
+    params: backtestParams, successStatus: 200, response: B.BacktestDetail, errors: ['NOT_FOUND'],
+  }),
+  'backtests.create': defineRoute({
+    method: 'POST', path: '/api/backtests', summary: 'Queue a backtest; it runs in a sandboxed subprocess',
+    body: B.CreateBacktestBody, successStatus: 202, response: B.BacktestSummary,
+    errors: ['NOT_FOUND', 'PLAN_LIMIT_EXCEEDED', 'UNAVAILABLE'],
+  }),
+  'backtests.cancel': defineRoute({
+    method: 'POST', path: '/api/backtests/:id/cancel', summary: 'Cancel a queued or running backtest',
+    params: backtestParams, successStatus: 200, response: B.BacktestSummary, errors: ['NOT_FOUND', 'CONFLICT'],
+  }),
+
+  // ---- market data ----
+  'marketData.candles': defineRoute({
+    method: 'GET', path: '/api/market-data/candles', summary: 'The candles a backtest over this range uses',
+    query: MD.CandlesQuery, successStatus: 200, response: MD.CandleList, errors: ['NOT_FOUND', 'UNAVAILABLE'],
+  }),
+
+  // ---- credentials ----
+  'credentials.list': defineRoute({
+    method: 'GET', path: '/api/credentials', summary: "List the caller's exchange credentials (no secrets)",
+    query: C.ListCredentialsQuery, successStatus: 200, response: C.CredentialList, errors: [],
+  }),
+  'credentials.get': defineRoute({
+    method: 'GET', path: '/api/credentials/:id', summary: 'Get one credential (no secrets)',
+    params: credentialParams, successStatus: 200, response: C.Credential, errors: ['NOT_FOUND'],
+  }),
+  'credentials.create': defineRoute({
+    method: 'POST', path: '/api/credentials', summary: 'Store an exchange credential; secrets are encrypted and never returned',
+    body: C.CreateCredentialBody, successStatus: 201, response: C.Credential, errors: [],
+  }),
+  'credentials.delete': defineRoute({
+    method: 'DELETE', path: '/api/credentials/:id', summary: 'Delete a credential; refused while an active deployment uses it',
+    params: credentialParams, successStatus: 204, response: null, errors: ['NOT_FOUND', 'CONFLICT'],
+  }),
+
+  // ---- deployments ----
+  'deployments.list': defineRoute({
+    method: 'GET', path: '/api/deployments', summary: "List the caller's deployments, newest first",
+    query: D.ListDeploymentsQuery, successStatus: 200, response: D.DeploymentList, errors: [],
+  }),
+  'deployments.get': defineRoute({
+    method: 'GET', path: '/api/deployments/:id', summary: 'Get one deployment',
+    params: deploymentParams, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND'],
+  }),
+  'deployments.create': defineRoute({
+    method: 'POST', path: '/api/deployments', summary: "Deploy a strategy live; subject to the plan's live bot limit",
+    body: D.CreateDeploymentBody, successStatus: 201, response: D.Deployment,
+    errors: ['NOT_FOUND', 'PLAN_LIMIT_EXCEEDED', 'UNAVAILABLE'],
+  }),
+  'deployments.stop': defineRoute({
+    method: 'POST', path: '/api/deployments/:id/stop', summary: 'Stop gracefully: cancel open orders, close positions',
+    params: deploymentParams, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND', 'CONFLICT'],
+  }),
+  'deployments.restart': defineRoute({
+    method: 'POST', path: '/api/deployments/:id/restart', summary: 'Restart the deployment',
+    params: deploymentParams, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND', 'CONFLICT', 'PLAN_LIMIT_EXCEEDED'],
+  }),
+  'deployments.delete': defineRoute({
+    method: 'DELETE', path: '/api/deployments/:id', summary: 'Stop the deployment if running, then remove it',
+    params: deploymentParams, successStatus: 204, response: null, errors: ['NOT_FOUND'],
+  }),
+  'deployments.logs': defineRoute({
+    method: 'GET', path: '/api/deployments/:id/logs', summary: 'Log entries, oldest first (a bare array)',
+    params: deploymentParams, query: D.LogsQuery, successStatus: 200, response: D.LogList, errors: ['NOT_FOUND'],
+  }),
+
+  // ---- marketplace ----
+  'marketplace.search': defineRoute({
+    method: 'GET', path: '/api/marketplace', summary: 'Browse listings: `search` on name/description, `tags` all required',
+    query: M.SearchListingsQuery, successStatus: 200, response: M.ListingList, errors: [],
+  }),
+  'marketplace.myListings': defineRoute({
+    method: 'GET', path: '/api/marketplace/my-listings', summary: "The caller's own listings",
+    query: M.MyListingsQuery, successStatus: 200, response: M.ListingList, errors: [],
+  }),
+  'marketplace.purchases': defineRoute({
+    method: 'GET', path: '/api/marketplace/purchases', summary: "The caller's purchases",
+    query: M.PurchasesQuery, successStatus: 200, response: M.PurchaseList, errors: [],
+  }),
+  'marketplace.get': defineRoute({
+    method: 'GET', path: '/api/marketplace/:id', summary: 'One listing',
+    params: listingParams, successStatus: 200, response: M.Listing, errors: ['NOT_FOUND'],
+  }),
+  'marketplace.create': defineRoute({
+    method: 'POST', path: '/api/marketplace', summary: 'Publish one of your strategies (pins its current version)',
+    body: M.CreateListingBody, successStatus: 201, response: M.Listing, errors: ['NOT_FOUND'],
+  }),
+  'marketplace.update': defineRoute({
+    method: 'PUT', path: '/api/marketplace/:id', summary: 'Update your listing',
+    params: listingParams, body: M.UpdateListingBody, successStatus: 200, response: M.Listing, errors: ['NOT_FOUND'],
+  }),
+  'marketplace.unlist': defineRoute({
+    method: 'DELETE', path: '/api/marketplace/:id', summary: 'Unlist your listing (buyers keep their licences)',
+    params: listingParams, successStatus: 204, response: null, errors: ['NOT_FOUND'],
+  }),
+  'marketplace.purchase': defineRoute({
+    method: 'POST', path: '/api/marketplace/:id/purchase', summary: 'Buy a run-only licence for the listing',
+    params: listingParams, body: M.PurchaseBody, successStatus: 201, response: M.Purchase,
+    errors: ['NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'UNAVAILABLE'],
+  }),
+  'marketplace.reviews': defineRoute({
+    method: 'GET', path: '/api/marketplace/:id/reviews', summary: 'Reviews of a listing, newest first',
+    params: listingParams, query: M.ReviewsQuery, successStatus: 200, response: M.ReviewList, errors: ['NOT_FOUND'],
+  }),
+  'marketplace.review': defineRoute({
+    method: 'POST', path: '/api/marketplace/:id/reviews', summary: 'Review a listing you bought (one per buyer)',
+    params: listingParams, body: M.ReviewBody, successStatus: 201, response: M.Review,
+    errors: ['NOT_FOUND', 'FORBIDDEN', 'CONFLICT'],
+  }),
+  'marketplace.updateReview': defineRoute({
+    method: 'PUT', path: '/api/marketplace/:id/reviews/:reviewId', summary: 'Edit your own review',
+    params: z.strictObject({ id: ListingId, reviewId: ReviewId }), body: M.ReviewBody, successStatus: 200, response: M.Review,
+    errors: ['NOT_FOUND'],
+  }),
+
+  // ---- billing ----
+  'billing.subscription': defineRoute({
+    method: 'GET', path: '/api/billing/subscription', summary: "The caller's subscription (`free`/`active` when none)",
+    successStatus: 200, response: Bi.Subscription, errors: [],
+  }),
+  'billing.checkout': defineRoute({
+    method: 'POST', path: '/api/billing/checkout', summary: "A checkout address at the payment provider",
+    body: Bi.CheckoutBody, successStatus: 200, response: Bi.UrlResponse, errors: ['CONFLICT', 'UNAVAILABLE'],
+  }),
+  'billing.portal': defineRoute({
+    method: 'POST', path: '/api/billing/portal', summary: "A customer portal address at the payment provider",
+    body: Bi.PortalBody, successStatus: 200, response: Bi.UrlResponse, errors: ['UNAVAILABLE'],
+  }),
+  'billing.usage': defineRoute({
+    method: 'GET', path: '/api/billing/usage', summary: 'Usage counters of the current billing period',
+    successStatus: 200, response: Bi.Usage, errors: [],
+  }),
+  'billing.invoices': defineRoute({
+    method: 'GET', path: '/api/billing/invoices', summary: 'Invoices with download URLs, newest first',
+    query: Bi.InvoicesQuery, successStatus: 200, response: Bi.InvoiceList, errors: ['UNAVAILABLE'],
+  }),
+  'billing.webhook': defineRoute({
+    method: 'POST', path: '/api/billing/webhook', summary: "The payment provider's webhook (signature-authenticated)",
+    auth: 'webhook', rawBody: true, successStatus: 200, response: Bi.WebhookAck, errors: [],
+  }),
+} as const;
+
+export type Routes = typeof routes;
+export type RouteKey = keyof Routes;
+export const routeKeys = Object.keys(routes) as RouteKey[];
+
+type Input<T> = T extends z.ZodType ? z.input<T> : never;
+type Output<T> = T extends z.ZodType ? z.output<T> : never;
+
+/** What a caller sends for a route: `params`, `query`, `body`, each present only if the route has it. */
+export type RouteInput<K extends RouteKey> = (Routes[K] extends { params: infer P } ? { params: Input<P> } : {}) &
+  (Routes[K] extends { query: infer Q } ? { query?: Input<Q> } : {}) &
+  (Routes[K] extends { body: infer B } ? { body: Input<B> } : {});
+
+/** What a route's handler receives after validation. */
+export type RouteParsedInput<K extends RouteKey> = {
+  params: Routes[K] extends { params: infer P } ? Output<P> : Record<string, never>;
+  query: Routes[K] extends { query: infer Q } ? Output<Q> : Record<string, never>;
+  body: Routes[K] extends { body: infer B } ? Output<B> : undefined;
+};
+
+/** The success body of a route (`void` for 204). */
+export type RouteOutput<K extends RouteKey> = Routes[K]['response'] extends z.ZodType ? z.output<Routes[K]['response']> : void;

@@ -1,0 +1,1 @@
+export * from './stratbox-error.js';

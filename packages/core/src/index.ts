@@ -1,0 +1,12 @@
+/** `@stratbox/core`: domain services, ports and the contract of Stratbox. */
+export * from './contract/index.js';
+export * from './errors/index.js';
+export * from './ports/index.js';
+export { createStratbox, type Stratbox, type StratboxConfig } from './create-stratbox.js';
+export { createApiHandlers, type ApiHandlers, type ApiHandler, type HandlerContext } from './api/handlers.js';
+export { createStrategyService, type StrategyService } from './strategies/strategy-service.js';
+export { measureSource, type SourceChecker } from './strategies/source.js';
+export { createApiKeyService, hashApiKey, bearerToken, type ApiKeyService } from './auth/api-keys.js';
+export { newId } from './util/ids.js';
+export { encodeCursor, decodeCursor, paginate } from './util/cursor.js';
+export { createMemoryStore } from './testing/memory-store.js';

@@ -1,0 +1,4 @@
+export * from './store.js';
+export * from './clock.js';
+export * from './logger.js';
+export * from './authenticator.js';

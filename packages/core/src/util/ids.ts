@@ -1,0 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { ID_PREFIXES, type IdKind } from '../contract/ids.js';
+
+/** A new id: type prefix and 128 random bits, URL-safe. */
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${randomBytes(16).toString('base64url')}`;
+}
