@@ -8,5 +8,6 @@ export { createStrategyService, type StrategyService } from './strategies/strate
 export { measureSource, type SourceChecker } from './strategies/source.js';
 export { createApiKeyService, hashApiKey, bearerToken, type ApiKeyService } from './auth/api-keys.js';
 export { newId } from './util/ids.js';
+export { parseInput, describeIssues, type ValidationProblem } from './util/validate.js';
 export { encodeCursor, decodeCursor, paginate } from './util/cursor.js';
 export { createMemoryStore } from './testing/memory-store.js';

@@ -106,7 +106,7 @@ export interface StrategyRepository {
   update(userId: string, id: string, patch: Partial<Pick<StrategyRecord, 'name' | 'description' | 'version' | 'updatedAt'>>): Promise<boolean>;
   /** Deletes the user's strategy and all its versions; false if there is no such strategy. */
   delete(userId: string, id: string): Promise<boolean>;
-  /** Inserts one version; throws if (strategyId, version) exists, so a version is never written twice. */
+  /** Inserts one version; throws if (strategyId, version) exists, so a version is never written twice, or if the strategy does not exist. */
   insertVersion(version: StrategyVersionRecord): Promise<void>;
   /** Version history of the user's strategy, newest first, without sources. Empty if not the user's. */
   listVersions(userId: string, strategyId: string): Promise<StrategyVersionInfo[]>;
@@ -135,8 +135,10 @@ export interface Store extends StoreRepositories {
   /**
    * Runs `fn` in one transaction. Every write made through `tx` commits together when `fn`
    * resolves, or none does when it throws (the error is rethrown unchanged). Use only `tx`
-   * inside `fn`: the outer repositories are not part of the transaction. Transactions do not
-   * nest.
+   * inside `fn`: calling the outer repositories or `transaction` again from inside `fn` can
+   * deadlock (SQLite and memory run one transaction at a time). A failed store call inside `fn`
+   * must be allowed to propagate: PostgreSQL refuses every later statement of that
+   * transaction.
    */
   transaction<T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T>;
   /** Closes connections; later calls fail. Safe to call twice. */

@@ -36,6 +36,9 @@ function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable
     .slice(0, page.limit);
 }
 
+/** A change to the state, recorded in a transaction and replayed on the live state at commit. */
+type Write<T = void> = (state: State) => T;
+
 function insertUnique<K, V>(map: Map<K, V>, key: K, value: V, what: string) {
   if (map.has(key)) throw new Error(`Duplicate ${what}`);
   map.set(key, structuredClone(value));
@@ -43,18 +46,36 @@ function insertUnique<K, V>(map: Map<K, V>, key: K, value: V, what: string) {
 
 const copy = <T>(value: T | undefined): T | null => (value === undefined ? null : structuredClone(value));
 
-function repositories(get: () => State): StoreRepositories {
+/**
+ * The repositories over the state `get` returns. Every write goes through `write`, which
+ * applies it and, inside a transaction, records it for the commit.
+ */
+function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositories {
+  const write = <T>(change: Write<T>): T => {
+    const result = change(get());
+    log?.push(change);
+    return result;
+  };
   return {
     users: {
-      async insert(user) { insertUnique(get().users, user.id, user, 'user id'); },
+      async insert(user) {
+        const value = structuredClone(user);
+        write((s) => insertUnique(s.users, value.id, value, 'user id'));
+      },
       async findById(id) { return copy(get().users.get(id)); },
     },
     apiKeys: {
-      async insert(key) { insertUnique(get().apiKeys, key.hash, key, 'api key'); },
+      async insert(key) {
+        const value = structuredClone(key);
+        write((s) => insertUnique(s.apiKeys, value.hash, value, 'api key'));
+      },
       async findUserIdByHash(hash) { return get().apiKeys.get(hash)?.userId ?? null; },
     },
     strategies: {
-      async insert(strategy) { insertUnique(get().strategies, strategy.id, strategy, 'strategy id'); },
+      async insert(strategy) {
+        const value = structuredClone(strategy);
+        write((s) => insertUnique(s.strategies, value.id, value, 'strategy id'));
+      },
       async findById(userId, id) {
         const s = get().strategies.get(id);
         return s && s.userId === userId ? copy(s) : null;
@@ -63,22 +84,26 @@ function repositories(get: () => State): StoreRepositories {
         return newestFirst([...get().strategies.values()].filter((s) => s.userId === userId), page).map((s) => structuredClone(s));
       },
       async update(userId, id, patch) {
-        const s = get().strategies.get(id);
-        if (!s || s.userId !== userId) return false;
         const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-        get().strategies.set(id, { ...s, ...defined });
-        return true;
+        return write((state) => {
+          const s = state.strategies.get(id);
+          if (!s || s.userId !== userId) return false;
+          state.strategies.set(id, { ...s, ...defined });
+          return true;
+        });
       },
       async delete(userId, id) {
-        const state = get();
-        const s = state.strategies.get(id);
-        if (!s || s.userId !== userId) return false;
-        state.strategies.delete(id);
-        for (const [key, v] of state.versions) if (v.strategyId === id) state.versions.delete(key);
-        return true;
+        return write((state) => {
+          const s = state.strategies.get(id);
+          if (!s || s.userId !== userId) return false;
+          state.strategies.delete(id);
+          for (const [key, v] of state.versions) if (v.strategyId === id) state.versions.delete(key);
+          return true;
+        });
       },
       async insertVersion(version) {
-        insertUnique(get().versions, versionKey(version.strategyId, version.version), version, 'strategy version');
+        const value = structuredClone(version);
+        write((s) => insertUnique(s.versions, versionKey(value.strategyId, value.version), value, 'strategy version'));
       },
       async listVersions(userId, strategyId) {
         return [...get().versions.values()]
@@ -92,7 +117,10 @@ function repositories(get: () => State): StoreRepositories {
       },
     },
     deployments: {
-      async insert(deployment) { insertUnique(get().deployments, deployment.id, deployment, 'deployment id'); },
+      async insert(deployment) {
+        const value = structuredClone(deployment);
+        write((s) => insertUnique(s.deployments, value.id, value, 'deployment id'));
+      },
       async findById(userId, id) {
         const d = get().deployments.get(id);
         return d && d.userId === userId ? copy(d) : null;
@@ -116,7 +144,9 @@ function repositories(get: () => State): StoreRepositories {
 
 /**
  * An in-memory Store for tests and quick embedding. Transactions run one at a time; each works
- * on a copy of the state that replaces the live state only when it commits.
+ * on a copy of the state (so it sees its own writes) and records its writes, which are replayed
+ * on the live state when it commits. Writes made outside transactions apply at once and are
+ * never lost to a transaction that commits later.
  */
 export function createMemoryStore(): Store {
   let state = emptyState();
@@ -132,8 +162,15 @@ export function createMemoryStore(): Store {
       const run = async () => {
         if (closed) throw new Error('Store is closed');
         const draft: State = structuredClone(state);
-        const result = await fn(repositories(() => draft));
-        state = draft;
+        const log: Write<unknown>[] = [];
+        const result = await fn(repositories(() => draft, log));
+        if (log.length > 0) {
+          // Replay on a copy, so that a write that no longer applies (a duplicate inserted
+          // outside meanwhile) fails the whole transaction and leaves the live state untouched.
+          const next: State = structuredClone(state);
+          for (const change of log) change(next);
+          state = next;
+        }
         return result;
       };
       const result = queue.then(run, run);

@@ -1,0 +1,24 @@
+import { resolve } from 'node:path';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/** The example server's settings, from the environment. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
+  const logLevel = (env.LOG_LEVEL ?? 'info') as ServerConfig['logLevel'];
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn or error`);
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: resolve(env.DATA_DIR ?? './.stratbox'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    logLevel,
+  };
+}

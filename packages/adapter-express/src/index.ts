@@ -1,0 +1,2 @@
+/** `@stratbox/adapter-express`: the Stratbox HTTP API as an Express 5 router. */
+export { createStratboxRouter, type StratboxRouterOptions, type StratboxLocals } from './create-stratbox-router.js';

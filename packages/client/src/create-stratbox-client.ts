@@ -1,0 +1,125 @@
+import { ErrorBody, routes, type RouteDef, type RouteInput, type RouteKey, type RouteOutput } from '@stratbox/core/contract';
+import { StratboxClientError, codeForStatus } from './client-error.js';
+
+export interface StratboxClientOptions {
+  /** Where the service runs, e.g. `https://stratbox.example.com` (no trailing `/api`). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** A fetch implementation; default: the global `fetch` of the browser or Node. */
+  fetch?: typeof globalThis.fetch;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  /** Check every response against the contract (default true): drift throws instead of passing bad data on. */
+  validateResponses?: boolean;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/** Routes a client calls: all but those the payment provider calls (webhooks). */
+export type ClientRouteKey = { [K in RouteKey]: (typeof routes)[K] extends { auth: 'webhook' } ? never : K }[RouteKey];
+
+type GroupOf<K extends string> = K extends `${infer G}.${string}` ? G : never;
+type ActionsOf<G extends string> = ClientRouteKey extends infer K ? (K extends `${G}.${infer A}` ? A : never) : never;
+
+/** `{}` inputs (no params, no required body) may be omitted. */
+type Method<K extends RouteKey> = {} extends RouteInput<K>
+  ? (input?: RouteInput<K>, options?: CallOptions) => Promise<RouteOutput<K>>
+  : (input: RouteInput<K>, options?: CallOptions) => Promise<RouteOutput<K>>;
+
+/** A typed method per contract route, grouped: `client.strategies.get({ params: { id } })`. */
+export type StratboxClient = {
+  [G in GroupOf<ClientRouteKey>]: { [A in ActionsOf<G>]: `${G}.${A}` extends RouteKey ? Method<`${G}.${A}`> : never };
+} & {
+  /** Call any route by its contract key. */
+  call<K extends ClientRouteKey>(key: K, input: RouteInput<K>, options?: CallOptions): Promise<RouteOutput<K>>;
+};
+
+function buildPath(route: RouteDef, params: Record<string, unknown> | undefined): string {
+  return route.path.replace(/:([A-Za-z]+)/g, (_match, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null || value === '') {
+      throw new StratboxClientError('VALIDATION_FAILED', `Missing path parameter ${name}`, 0);
+    }
+    return encodeURIComponent(String(value));
+  });
+}
+
+function buildQuery(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null) search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * A typed Stratbox client for browsers and Node, built by walking the contract's route table.
+ * Every failure throws a `StratboxClientError` carrying the API's error code.
+ */
+export function createStratboxClient(options: StratboxClientOptions): StratboxClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const validate = options.validateResponses !== false;
+
+  async function call(key: RouteKey, input: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } = {}, callOptions: CallOptions = {}) {
+    const route: RouteDef = routes[key];
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const url = baseUrl + buildPath(route, input.params) + buildQuery(input.query);
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers, ...callOptions.headers };
+    if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+    const hasBody = input.body !== undefined && route.body !== undefined;
+    if (hasBody) headers['content-type'] = 'application/json';
+
+    let response: Response;
+    try {
+      response = await fetchImpl(url, {
+        method: route.method,
+        headers,
+        ...(hasBody ? { body: JSON.stringify(input.body) } : {}),
+        ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+      });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StratboxClientError('UNAVAILABLE', `Could not reach Stratbox at ${baseUrl}: ${message}`, 0, undefined, { cause: error });
+    }
+
+    const text = await response.text();
+    let data: unknown = undefined;
+    if (text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        data = undefined;
+      }
+    }
+    if (!response.ok) {
+      const parsed = ErrorBody.safeParse(data);
+      if (parsed.success) {
+        const { code, message, details } = parsed.data.error;
+        throw new StratboxClientError(code, message, response.status, details);
+      }
+      throw new StratboxClientError(codeForStatus(response.status), `HTTP ${response.status} from ${route.method} ${route.path}`, response.status);
+    }
+    if (route.response === null) return undefined;
+    if (!validate) return data;
+    const parsed = route.response.safeParse(data);
+    if (!parsed.success) {
+      throw new StratboxClientError('INTERNAL', `Response of ${route.method} ${route.path} does not match the contract`, response.status, parsed.error.issues);
+    }
+    return parsed.data;
+  }
+
+  const client: Record<string, Record<string, unknown>> & { call?: unknown } = {};
+  for (const [key, route] of Object.entries(routes) as Array<[RouteKey, RouteDef]>) {
+    if (route.auth === 'webhook') continue;
+    const [group, action] = key.split('.') as [string, string];
+    (client[group] ??= {})[action] = (input?: Parameters<typeof call>[1], callOptions?: CallOptions) => call(key, input, callOptions);
+  }
+  client.call = (key: RouteKey, input: Parameters<typeof call>[1], callOptions?: CallOptions) => call(key, input, callOptions);
+  return client as unknown as StratboxClient;
+}

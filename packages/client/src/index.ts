@@ -1,0 +1,4 @@
+/** `@stratbox/client`: a typed client for the Stratbox API, for browsers and Node. */
+export { createStratboxClient, type StratboxClient, type StratboxClientOptions, type CallOptions, type ClientRouteKey } from './create-stratbox-client.js';
+export { StratboxClientError, isStratboxClientError } from './client-error.js';
+export type * from '@stratbox/core/contract';

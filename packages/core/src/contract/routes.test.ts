@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { routes } from './routes.js';
+import type { RouteDef } from './route.js';
+import { generateOpenApi } from './openapi.js';
+import { ERROR_STATUS } from './error-codes.js';
+
+/** Every endpoint of SPEC.md section 4, as `METHOD path`. */
+const SPEC_ENDPOINTS = [
+  'GET /api/strategies', 'GET /api/strategies/:id', 'POST /api/strategies', 'PUT /api/strategies/:id', 'DELETE /api/strategies/:id',
+  'GET /api/deployments', 'GET /api/deployments/:id', 'POST /api/deployments', 'POST /api/deployments/:id/stop',
+  'POST /api/deployments/:id/restart', 'DELETE /api/deployments/:id', 'GET /api/deployments/:id/logs',
+  'GET /api/backtests', 'GET /api/backtests/:id', 'POST /api/backtests', 'POST /api/backtests/:id/cancel',
+  'GET /api/marketplace', 'GET /api/marketplace/:id', 'POST /api/marketplace', 'POST /api/marketplace/:id/purchase',
+  'GET /api/marketplace/:id/reviews', 'POST /api/marketplace/:id/reviews', 'GET /api/marketplace/my-listings', 'GET /api/marketplace/purchases',
+  'GET /api/billing/subscription', 'POST /api/billing/checkout', 'POST /api/billing/portal', 'GET /api/billing/usage', 'GET /api/billing/invoices',
+];
+
+describe('the route table', () => {
+  const all = Object.values(routes) as RouteDef[];
+  const signatures = all.map((r) => `${r.method} ${r.path}`);
+
+  it('has every endpoint of SPEC.md, once', () => {
+    for (const endpoint of SPEC_ENDPOINTS) expect(signatures).toContain(endpoint);
+    expect(new Set(signatures).size).toBe(signatures.length);
+  });
+
+  it('answers creates with 201 (backtests 202), deletes with 204 and no body', () => {
+    for (const r of all) {
+      if (r.method === 'DELETE') expect([r.successStatus, r.response]).toEqual([204, null]);
+    }
+    expect(routes['strategies.create'].successStatus).toBe(201);
+    expect(routes['backtests.create'].successStatus).toBe(202);
+  });
+
+  it('rejects unknown body fields on every route that takes a body', () => {
+    for (const r of all.filter((r) => r.body)) {
+      const result = r.body!.safeParse({ surelyUnknownField: 1 });
+      expect(result.success, `${r.method} ${r.path}`).toBe(false);
+    }
+  });
+
+  it('maps the error codes of API.md to their statuses', () => {
+    expect(ERROR_STATUS).toMatchObject({
+      VALIDATION_FAILED: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
+      PAYLOAD_TOO_LARGE: 413, PLAN_LIMIT_EXCEEDED: 402, RATE_LIMITED: 429, UNAVAILABLE: 503, INTERNAL: 500,
+    });
+  });
+});
+
+describe('the generated OpenAPI document', () => {
+  const doc = generateOpenApi();
+
+  it('is OpenAPI 3.1 with an operation per route, in {param} path syntax', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(operations).toHaveLength(Object.keys(routes).length);
+    expect(operations).toContain('GET /api/strategies/{id}');
+    expect(operations).toContain('PUT /api/marketplace/{id}/reviews/{reviewId}');
+  });
+
+  it('documents request bodies, query parameters and errors from the schemas', () => {
+    const create = (doc.paths['/api/strategies'] as Record<string, any>).post;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name', 'source']);
+    expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413', '500']));
+    const list = (doc.paths['/api/backtests'] as Record<string, any>).get;
+    expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['strategyId', 'status', 'limit', 'cursor']);
+    expect((doc.paths['/api/billing/webhook'] as Record<string, any>).post.security).toEqual([]);
+  });
+});

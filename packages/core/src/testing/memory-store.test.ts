@@ -1,0 +1,7 @@
+import { createMemoryStore } from './memory-store.js';
+import { describeStoreContract } from './store-contract.js';
+
+describeStoreContract('memory', async () => {
+  const store = createMemoryStore();
+  return { store, cleanup: () => store.close() };
+});

@@ -1,0 +1,2 @@
+/** The SQL databases the Kysely store supports. */
+export type DialectName = 'sqlite' | 'postgres';

@@ -1,0 +1,72 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
+
+/** An embedded SQLite database file, opened with better-sqlite3. */
+export interface SqliteStoreConfig {
+  dialect: 'sqlite';
+  /** Path of the database file, created with its directory if missing; `':memory:'` for a private in-memory database. */
+  filename: string;
+  /** How long a write waits for another process's lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+}
+
+type SqliteDatabase = InstanceType<typeof BetterSqlite3>;
+
+/**
+ * Kysely's SQLite driver, with two changes:
+ * - transactions start with `begin immediate`, so a transaction takes the write lock up front
+ *   (waiting up to the busy timeout) instead of failing half-way when another process writes;
+ * - rollback runs only if SQLite still has a transaction open, so the error that ended the
+ *   transaction is the one rethrown, not "no transaction is active".
+ * Kysely's driver already runs everything on one connection behind a mutex, so concurrent
+ * transactions in this process wait for each other instead of interleaving.
+ */
+class StratboxSqliteDriver extends SqliteDriver {
+  readonly #database: SqliteDatabase;
+
+  constructor(database: SqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#database.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+}
+
+class StratboxSqliteDialect extends SqliteDialect {
+  readonly #database: SqliteDatabase;
+
+  constructor(database: SqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    return new StratboxSqliteDriver(this.#database);
+  }
+}
+
+/** Opens the database file (WAL journal, busy timeout, foreign keys on) and wraps it in a Kysely dialect. */
+export function createSqliteDialect(config: SqliteStoreConfig): Dialect {
+  const { filename } = config;
+  const inMemory = filename === ':memory:' || filename === '';
+  if (!inMemory && !filename.startsWith('file:')) mkdirSync(dirname(filename), { recursive: true });
+  const database = new BetterSqlite3(filename);
+  try {
+    database.pragma(`busy_timeout = ${Math.max(0, Math.floor(config.busyTimeoutMs ?? 5000))}`);
+    if (!inMemory) database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('foreign_keys = ON');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return new StratboxSqliteDialect(database);
+}

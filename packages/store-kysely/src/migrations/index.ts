@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import type { DialectName } from '../dialect-name.js';
+import { initialMigration } from './0001-initial.js';
+
+/**
+ * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
+ * order they run; a released migration is never changed, a new one is added.
+ */
+export function createMigrationProvider(dialect: DialectName): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        '0001-initial': initialMigration(dialect),
+      };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeStoreContract } from '@stratbox/core/testing';
+import { createKyselyStore } from './index.js';
+import { quoteIdentifier } from './dialects/postgres.js';
+
+/**
+ * Runs the Store contract on PostgreSQL when DATABASE_URL is set, e.g.
+ * `DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx vitest run packages/store-kysely`.
+ * Every store gets its own schema (`stratbox_test_<random>`), dropped afterwards.
+ */
+const connectionString = process.env.DATABASE_URL;
+
+if (!connectionString) {
+  console.warn('[store-kysely] DATABASE_URL is not set: skipping the PostgreSQL Store tests.');
+}
+
+const describePostgres = connectionString ? describe : describe.skip;
+
+describePostgres('kysely postgres', () => {
+  const url = connectionString ?? '';
+  const schemas = new Set<string>();
+  const newSchema = () => {
+    const schema = `stratbox_test_${randomBytes(6).toString('hex')}`;
+    schemas.add(schema);
+    return schema;
+  };
+
+  async function dropSchemas(names: Iterable<string>) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      for (const name of names) await client.query(`drop schema if exists ${quoteIdentifier(name)} cascade`);
+    } finally {
+      await client.end();
+    }
+  }
+
+  afterAll(async () => {
+    // Safety net: a test that failed before its own cleanup still leaves nothing behind.
+    await dropSchemas(schemas);
+  });
+
+  describeStoreContract('kysely postgres', async () => {
+    const schema = newSchema();
+    const store = await createKyselyStore({ dialect: 'postgres', connectionString: url, schema, poolSize: 12 });
+    return {
+      store,
+      cleanup: async () => {
+        await store.close();
+        await dropSchemas([schema]);
+        schemas.delete(schema);
+      },
+    };
+  });
+
+  it('keeps its tables in the given schema, survives reopening, and migrates idempotently', async () => {
+    const schema = newSchema();
+    const first = await createKyselyStore({ dialect: 'postgres', connectionString: url, schema });
+    await first.users.insert({ id: 'usr_pg', name: 'Ada', createdAt: '2026-01-02T03:04:05.000Z' });
+    await first.close();
+
+    const again = await Promise.all([0, 1].map(() => createKyselyStore({ dialect: 'postgres', connectionString: url, schema })));
+    try {
+      for (const store of again) {
+        expect(await store.users.findById('usr_pg')).toEqual({ id: 'usr_pg', name: 'Ada', createdAt: '2026-01-02T03:04:05.000Z' });
+      }
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const tables = await client.query<{ table_name: string }>(
+          'select table_name from information_schema.tables where table_schema = $1 order by table_name',
+          [schema],
+        );
+        expect(tables.rows.map((r) => r.table_name)).toEqual([
+          'api_keys',
+          'deployments',
+          'kysely_migration',
+          'kysely_migration_lock',
+          'strategies',
+          'strategy_versions',
+          'users',
+        ]);
+        const migrations = await client.query(`select name from ${quoteIdentifier(schema)}.kysely_migration`);
+        expect(migrations.rows).toEqual([{ name: '0001-initial' }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await Promise.all(again.map((s) => s.close()));
+    }
+  });
+});

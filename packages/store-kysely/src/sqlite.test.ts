@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeStoreContract } from '@stratbox/core/testing';
+import { createKyselyStore } from './index.js';
+
+let dir: string;
+let files = 0;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stratbox-sqlite-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A fresh database file in this run's temp directory. */
+const nextFile = () => join(dir, `store-${++files}.db`);
+
+describeStoreContract('kysely sqlite', async () => {
+  const store = await createKyselyStore({ dialect: 'sqlite', filename: nextFile() });
+  return { store, cleanup: () => store.close() };
+});
+
+describeStoreContract('kysely sqlite :memory:', async () => {
+  const store = await createKyselyStore({ dialect: 'sqlite', filename: ':memory:' });
+  return { store, cleanup: () => store.close() };
+});
+
+describe('kysely sqlite file', () => {
+  it('keeps data across close and reopen, and migrating again changes nothing', async () => {
+    const filename = join(dir, 'nested', 'dir', 'reopen.db');
+    const first = await createKyselyStore({ dialect: 'sqlite', filename });
+    const strategy = {
+      id: 'str_reopen',
+      userId: 'usr_reopen',
+      name: 'Survivor',
+      description: '',
+      marketType: 'SPOT' as const,
+      version: 1,
+      createdAt: '2026-01-02T03:04:05.000Z',
+      updatedAt: '2026-01-02T03:04:05.000Z',
+    };
+    await first.transaction(async (tx) => {
+      await tx.users.insert({ id: 'usr_reopen', name: 'Ada', createdAt: strategy.createdAt });
+      await tx.strategies.insert(strategy);
+      await tx.strategies.insertVersion({
+        strategyId: strategy.id,
+        userId: strategy.userId,
+        version: 1,
+        source: 'export default {}',
+        sourceSha256: 'a'.repeat(64),
+        sizeBytes: 17,
+        createdAt: strategy.createdAt,
+      });
+    });
+    const migrationsBefore = await first.db.selectFrom('kysely_migration' as any).select('name' as any).execute();
+    expect(migrationsBefore.map((m: any) => m.name)).toEqual(['0001-initial']);
+    await first.close();
+
+    for (let i = 0; i < 2; i++) {
+      const reopened = await createKyselyStore({ dialect: 'sqlite', filename });
+      try {
+        expect(await reopened.users.findById('usr_reopen')).toEqual({ id: 'usr_reopen', name: 'Ada', createdAt: strategy.createdAt });
+        expect(await reopened.strategies.findById('usr_reopen', 'str_reopen')).toEqual(strategy);
+        expect((await reopened.strategies.getVersion('usr_reopen', 'str_reopen', 1))?.source).toBe('export default {}');
+        const migrations = await reopened.db.selectFrom('kysely_migration' as any).select('name' as any).execute();
+        expect(migrations).toEqual(migrationsBefore);
+      } finally {
+        await reopened.close();
+      }
+    }
+  });
+
+  it('opens the file in WAL mode with foreign keys on and a busy timeout', async () => {
+    const store = await createKyselyStore({ dialect: 'sqlite', filename: nextFile(), busyTimeoutMs: 1234 });
+    try {
+      const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(store.db)).rows[0] as object)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('busy_timeout')).toBe(1234);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('serializes concurrent transactions on its single connection instead of interleaving them', async () => {
+    const store = await createKyselyStore({ dialect: 'sqlite', filename: nextFile() });
+    try {
+      const events: string[] = [];
+      await Promise.all(
+        [0, 1, 2].map((i) =>
+          store.transaction(async (tx) => {
+            events.push(`begin ${i}`);
+            await tx.users.insert({ id: `usr_${i}`, name: `User ${i}`, createdAt: '2026-01-02T03:04:05.000Z' });
+            await new Promise((resolve) => setTimeout(resolve, 10));
+            expect(await tx.users.findById(`usr_${i}`)).not.toBeNull();
+            events.push(`end ${i}`);
+          }),
+        ),
+      );
+      expect(events).toEqual(['begin 0', 'end 0', 'begin 1', 'end 1', 'begin 2', 'end 2']);
+    } finally {
+      await store.close();
+    }
+  });
+});

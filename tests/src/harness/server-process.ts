@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NODE_ARGS, SERVER_DIR } from './paths.js';
+
+export interface ServerProcess {
+  baseUrl: string;
+  port: number;
+  child: ChildProcess;
+  /** Every line the server printed on stdout. */
+  lines: string[];
+  stderr: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** A temporary DATA_DIR, removed by the returned function. */
+export function tempDataDir(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'stratbox-e2e-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Starts the example server as its own process, exactly as `pnpm start` does, on a free port,
+ * and resolves once it logs that it is listening.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
+    cwd: SERVER_DIR,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start in time: ${stderr}`)), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let index: number;
+      while ((index = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, index);
+        buffer = buffer.slice(index + 1);
+        lines.push(line);
+        try {
+          const entry = JSON.parse(line) as { msg?: string; port?: number };
+          if (entry.msg === 'listening' && entry.port) {
+            clearTimeout(timer);
+            resolve(entry.port);
+          }
+        } catch {
+          // not JSON: keep it in lines
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+    });
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    lines,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs `pnpm cli ...` (the example server's CLI) and resolves with its output. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...NODE_ARGS, 'src/cli.ts', ...args], {
+      cwd: SERVER_DIR,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Creates a user with the CLI and returns its id and API key. */
+export async function createUserWithCli(name: string, env: Record<string, string>): Promise<{ userId: string; apiKey: string }> {
+  const result = await runCli(['create-user', name], env);
+  if (result.code !== 0) throw new Error(`create-user failed (${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout.trim()) as { userId: string; apiKey: string };
+}
