@@ -6,7 +6,7 @@ export { createStratbox, type Stratbox, type StratboxConfig } from './create-str
 export { createApiHandlers, type ApiHandlers, type ApiHandler, type HandlerContext } from './api/handlers.js';
 export { createStrategyService, type StrategyService } from './strategies/strategy-service.js';
 export { measureSource, type SourceChecker } from './strategies/source.js';
-export { createApiKeyService, hashApiKey, bearerToken, type ApiKeyService } from './auth/api-keys.js';
+export { createApiKeyService, hashApiKey, bearerToken, type ApiKeyService, type ApiKeyServiceConfig } from './auth/api-keys.js';
 export { newId } from './util/ids.js';
 export { parseInput, describeIssues, type ValidationProblem } from './util/validate.js';
 export { encodeCursor, decodeCursor, paginate } from './util/cursor.js';

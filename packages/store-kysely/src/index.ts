@@ -15,4 +15,7 @@ export type {
   StrategiesTable,
   StrategyVersionsTable,
   DeploymentsTable,
+  BacktestsTable,
+  BacktestResultsTable,
+  CandleChunksTable,
 } from './schema.js';

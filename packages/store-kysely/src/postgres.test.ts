@@ -75,6 +75,9 @@ describePostgres('kysely postgres', () => {
         );
         expect(tables.rows.map((r) => r.table_name)).toEqual([
           'api_keys',
+          'backtest_results',
+          'backtests',
+          'candle_chunks',
           'deployments',
           'kysely_migration',
           'kysely_migration_lock',
@@ -82,8 +85,8 @@ describePostgres('kysely postgres', () => {
           'strategy_versions',
           'users',
         ]);
-        const migrations = await client.query(`select name from ${quoteIdentifier(schema)}.kysely_migration`);
-        expect(migrations.rows).toEqual([{ name: '0001-initial' }]);
+        const migrations = await client.query(`select name from ${quoteIdentifier(schema)}.kysely_migration order by name`);
+        expect(migrations.rows).toEqual([{ name: '0001-initial' }, { name: '0002-backtests-and-candles' }]);
       } finally {
         await client.end();
       }

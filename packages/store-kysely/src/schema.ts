@@ -8,6 +8,9 @@ export interface Database {
   strategies: StrategiesTable;
   strategy_versions: StrategyVersionsTable;
   deployments: DeploymentsTable;
+  backtests: BacktestsTable;
+  backtest_results: BacktestResultsTable;
+  candle_chunks: CandleChunksTable;
 }
 
 export interface UsersTable {
@@ -61,4 +64,59 @@ export interface DeploymentsTable {
   updated_at: string;
   started_at: string | null;
   stopped_at: string | null;
+}
+
+export interface BacktestsTable {
+  id: string;
+  user_id: string;
+  strategy_id: string;
+  strategy_version: number;
+  status: string;
+  progress: number;
+  processed_bars: number;
+  total_bars: number;
+  /** JSON array of symbols. */
+  symbols: string;
+  start_date: string;
+  end_date: string;
+  timeframe: string;
+  market_type: 'LINEAR' | 'SPOT';
+  /** JSON `{ maker, taker }`. */
+  fees: string;
+  leverage: number;
+  slippage: number;
+  initial_capital: number;
+  /** JSON object of string params. */
+  params: string;
+  data_source: string | null;
+  compute_ms: number;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** JSON `{ code, message }`, or null. */
+  error: string | null;
+}
+
+/** The results of a backtest, deleted with it (foreign key, on delete cascade). */
+export interface BacktestResultsTable {
+  backtest_id: string;
+  /** JSON array of `{ time, equity }`. */
+  equity_curve: string;
+  /** JSON array of trades. */
+  trades: string;
+  /** JSON object. */
+  metrics: string;
+}
+
+/** Candles packed by day; primary key (source, symbol, timeframe, day). */
+export interface CandleChunksTable {
+  source: string;
+  symbol: string;
+  timeframe: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  count: number;
+  /** `count` little-endian float64 sextuples: BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
+  data: Uint8Array;
 }

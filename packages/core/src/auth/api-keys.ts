@@ -23,8 +23,22 @@ export function bearerToken(request: AuthRequest): string | null {
 
 export type ApiKeyService = ReturnType<typeof createApiKeyService>;
 
+export interface ApiKeyServiceConfig {
+  store: Store;
+  clock: Clock;
+  /**
+   * How long a verified key is remembered in memory, so that busy clients do not cost a store
+   * lookup per request (default 30 s; 0 turns it off). Only valid keys are remembered, at most
+   * 10,000 of them.
+   */
+  cacheTtlMs?: number;
+}
+
+const CACHE_CAPACITY = 10_000;
+
 /** Users and their API keys: keys are shown once at creation and stored only as a hash. */
-export function createApiKeyService({ store, clock }: { store: Store; clock: Clock }) {
+export function createApiKeyService({ store, clock, cacheTtlMs = 30_000 }: ApiKeyServiceConfig) {
+  const verified = new Map<string, { userId: string; until: number }>();
   async function issueKey(userId: string): Promise<string> {
     const apiKey = KEY_PREFIX + randomBytes(32).toString('base64url');
     await store.apiKeys.insert({ hash: hashApiKey(apiKey), userId, createdAt: clock.now().toISOString() });
@@ -34,8 +48,18 @@ export function createApiKeyService({ store, clock }: { store: Store; clock: Clo
   const authenticate: Authenticator = async (request) => {
     const token = bearerToken(request);
     if (!token || !token.startsWith(KEY_PREFIX)) return null;
-    const userId = await store.apiKeys.findUserIdByHash(hashApiKey(token));
-    return userId ? { userId } : null;
+    const hash = hashApiKey(token);
+    const now = Date.now();
+    const cached = verified.get(hash);
+    if (cached && cached.until > now) return { userId: cached.userId };
+    const userId = await store.apiKeys.findUserIdByHash(hash);
+    if (!userId) return null;
+    if (cacheTtlMs > 0) {
+      verified.delete(hash);
+      if (verified.size >= CACHE_CAPACITY) verified.delete(verified.keys().next().value as string);
+      verified.set(hash, { userId, until: now + cacheTtlMs });
+    }
+    return { userId };
   };
 
   return {

@@ -1,4 +1,5 @@
 import type { DeploymentStatus } from '../contract/deployments.js';
+import type { BacktestStatus } from '../contract/backtests.js';
 
 /*
  * The Store port: every repository core needs, plus transactions. Implementations:
@@ -79,6 +80,65 @@ export interface DeploymentRecord {
   stoppedAt: string | null;
 }
 
+export interface BacktestRecord {
+  id: string;
+  userId: string;
+  strategyId: string;
+  strategyVersion: number;
+  status: BacktestStatus;
+  /** 0..1 */
+  progress: number;
+  processedBars: number;
+  totalBars: number;
+  symbols: string[];
+  startDate: string;
+  endDate: string;
+  timeframe: string;
+  marketType: 'LINEAR' | 'SPOT';
+  fees: { maker: number; taker: number };
+  leverage: number;
+  slippage: number;
+  initialCapital: number;
+  params: Record<string, string>;
+  /** Where the candles came from (e.g. `synthetic`, `csv`, `ccxt:binance`); null until known. */
+  dataSource: string | null;
+  /** CPU milliseconds of sandboxed execution, once finished. */
+  computeMs: number;
+  /** How many times a worker started this run (a run interrupted by a crash is retried once). */
+  attempts: number;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** The results of a completed backtest, kept apart from the record because they are large. */
+export interface BacktestResultRecord {
+  backtestId: string;
+  equityCurve: Array<{ time: string; equity: number }>;
+  trades: Array<Record<string, unknown>>;
+  metrics: Record<string, unknown>;
+}
+
+/** Fields a worker or the service may change on a backtest. */
+export type BacktestPatch = Partial<
+  Pick<BacktestRecord, 'status' | 'progress' | 'processedBars' | 'totalBars' | 'dataSource' | 'computeMs' | 'attempts' | 'startedAt' | 'finishedAt' | 'error'>
+>;
+
+/**
+ * Candles packed by day: `data` holds `count` candles as consecutive float64 sextuples
+ * `[timeMs, open, high, low, close, volume]`, little-endian, in time order.
+ */
+export interface CandleChunkRecord {
+  source: string;
+  symbol: string;
+  timeframe: string;
+  /** UTC day `YYYY-MM-DD` the candles open in. */
+  day: string;
+  count: number;
+  data: Uint8Array;
+}
+
 export interface UserRepository {
   /** Inserts a user; throws if the id exists. */
   insert(user: UserRecord): Promise<void>;
@@ -123,12 +183,46 @@ export interface DeploymentRepository {
   countActive(userId: string, filter?: { strategyId?: string; credentialId?: string }): Promise<number>;
 }
 
+export interface BacktestRepository {
+  /** Inserts a backtest; throws if the id exists. */
+  insert(backtest: BacktestRecord): Promise<void>;
+  findById(userId: string, id: string): Promise<BacktestRecord | null>;
+  /** The user's backtests, newest first, optionally only of one strategy and/or one status (both must match). */
+  list(userId: string, page: PageRequest, filter?: { strategyId?: string; status?: BacktestStatus }): Promise<BacktestRecord[]>;
+  /**
+   * Applies `patch` only if the backtest is currently in one of the `from` statuses, atomically
+   * (a compare-and-set: of two concurrent transitions from the same status, exactly one wins).
+   * Returns the updated record, or null if it was not in a `from` status or does not exist.
+   * Not scoped to a user: for workers and the service, after ownership was checked.
+   */
+  transition(id: string, from: readonly BacktestStatus[], patch: BacktestPatch): Promise<BacktestRecord | null>;
+  /** Backtests in the given statuses, oldest first, across users (for recovery at start). */
+  listByStatus(statuses: readonly BacktestStatus[], limit: number): Promise<BacktestRecord[]>;
+  /** Number of the user's backtests created at or after `since`. */
+  countCreatedSince(userId: string, since: string): Promise<number>;
+  /** Stores the results (replacing earlier ones). */
+  saveResult(result: BacktestResultRecord): Promise<void>;
+  /** The results of the user's backtest, or null if there are none (or it is not the user's). */
+  getResult(userId: string, backtestId: string): Promise<BacktestResultRecord | null>;
+}
+
+export interface CandleRepository {
+  /** Inserts or replaces chunks, keyed by (source, symbol, timeframe, day). */
+  putChunks(chunks: CandleChunkRecord[]): Promise<void>;
+  /** Chunks whose day is within [fromDay, toDay], in day order. */
+  getChunks(source: string, symbol: string, timeframe: string, fromDay: string, toDay: string): Promise<CandleChunkRecord[]>;
+  /** The sources that hold any chunk of this symbol and timeframe. */
+  listSources(symbol: string, timeframe: string): Promise<string[]>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface StoreRepositories {
   users: UserRepository;
   apiKeys: ApiKeyRepository;
   strategies: StrategyRepository;
   deployments: DeploymentRepository;
+  backtests: BacktestRepository;
+  candles: CandleRepository;
 }
 
 export interface Store extends StoreRepositories {

@@ -1,5 +1,8 @@
 import type {
   ApiKeyRecord,
+  BacktestRecord,
+  BacktestResultRecord,
+  CandleChunkRecord,
   DeploymentRecord,
   PageRequest,
   Store,
@@ -16,6 +19,11 @@ interface State {
   strategies: Map<string, StrategyRecord>;
   versions: Map<string, StrategyVersionRecord>;
   deployments: Map<string, DeploymentRecord>;
+  backtests: Map<string, BacktestRecord>;
+  /** By backtest id. */
+  backtestResults: Map<string, BacktestResultRecord>;
+  /** By `chunkKey`. */
+  candles: Map<string, CandleChunkRecord>;
 }
 
 const emptyState = (): State => ({
@@ -24,9 +32,40 @@ const emptyState = (): State => ({
   strategies: new Map(),
   versions: new Map(),
   deployments: new Map(),
+  backtests: new Map(),
+  backtestResults: new Map(),
+  candles: new Map(),
+});
+
+/**
+ * A copy of the state whose maps can change independently. The records in them are shared:
+ * a stored record is never mutated, only replaced (writes store copies, reads return copies),
+ * so this is as good as a deep copy without copying megabytes of candles and results.
+ */
+const cloneState = (s: State): State => ({
+  users: new Map(s.users),
+  apiKeys: new Map(s.apiKeys),
+  strategies: new Map(s.strategies),
+  versions: new Map(s.versions),
+  deployments: new Map(s.deployments),
+  backtests: new Map(s.backtests),
+  backtestResults: new Map(s.backtestResults),
+  candles: new Map(s.candles),
 });
 
 const versionKey = (strategyId: string, version: number) => `${strategyId}#${version}`;
+const chunkKey = (source: string, symbol: string, timeframe: string, day: string) => JSON.stringify([source, symbol, timeframe, day]);
+
+/** A copy of exactly the bytes of `data` (not of the whole buffer it may be a view of). */
+const copyBytes = (data: Uint8Array) => new Uint8Array(data);
+const copyChunk = (c: CandleChunkRecord): CandleChunkRecord => ({ ...c, data: copyBytes(c.data) });
+
+/** Results go through JSON, as in the SQL stores, so that what is not JSON shows up in tests. */
+const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** `patch` without its undefined fields (an undefined field is a field not given). */
+const definedFields = <T extends object>(patch: T): Partial<T> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] {
   const after = page.after;
@@ -84,7 +123,7 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         return newestFirst([...get().strategies.values()].filter((s) => s.userId === userId), page).map((s) => structuredClone(s));
       },
       async update(userId, id, patch) {
-        const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
+        const defined = definedFields(patch);
         return write((state) => {
           const s = state.strategies.get(id);
           if (!s || s.userId !== userId) return false;
@@ -139,6 +178,90 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         return n;
       },
     },
+    backtests: {
+      async insert(backtest) {
+        const value = structuredClone(backtest);
+        write((s) => insertUnique(s.backtests, value.id, value, 'backtest id'));
+      },
+      async findById(userId, id) {
+        const b = get().backtests.get(id);
+        return b && b.userId === userId ? copy(b) : null;
+      },
+      async list(userId, page, filter = {}) {
+        const rows = [...get().backtests.values()].filter(
+          (b) =>
+            b.userId === userId &&
+            (filter.strategyId === undefined || b.strategyId === filter.strategyId) &&
+            (filter.status === undefined || b.status === filter.status),
+        );
+        return newestFirst(rows, page).map((b) => structuredClone(b));
+      },
+      async transition(id, from, patch) {
+        const statuses = [...from];
+        const defined = structuredClone(definedFields(patch));
+        // Inside a transaction this runs twice: on the transaction's copy, then replayed at
+        // commit on the live state. If a write made outside meanwhile changed the outcome, the
+        // transaction fails instead of committing a compare-and-set that no longer holds.
+        let applied: boolean | undefined;
+        const updated = write((state) => {
+          const b = state.backtests.get(id);
+          const applies = b !== undefined && statuses.includes(b.status);
+          if (applied !== undefined && applied !== applies) throw new Error(`Backtest ${id} was changed by a concurrent write`);
+          applied = applies;
+          if (!b || !applies) return null;
+          const next: BacktestRecord = { ...b, ...defined };
+          state.backtests.set(id, next);
+          return next;
+        });
+        return copy(updated ?? undefined);
+      },
+      async listByStatus(statuses, limit) {
+        return [...get().backtests.values()]
+          .filter((b) => statuses.includes(b.status))
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1))
+          .slice(0, Math.max(0, limit))
+          .map((b) => structuredClone(b));
+      },
+      async countCreatedSince(userId, since) {
+        let n = 0;
+        for (const b of get().backtests.values()) if (b.userId === userId && b.createdAt >= since) n++;
+        return n;
+      },
+      async saveResult(result) {
+        const value = jsonCopy(result);
+        write((state) => {
+          // As the SQL stores' foreign key: results belong to an existing backtest.
+          if (!state.backtests.has(value.backtestId)) throw new Error(`No backtest ${value.backtestId} for these results`);
+          state.backtestResults.set(value.backtestId, value);
+        });
+      },
+      async getResult(userId, backtestId) {
+        const state = get();
+        const b = state.backtests.get(backtestId);
+        if (!b || b.userId !== userId) return null;
+        const r = state.backtestResults.get(backtestId);
+        return copy(r);
+      },
+    },
+    candles: {
+      async putChunks(chunks) {
+        const values = chunks.map(copyChunk);
+        write((state) => {
+          for (const c of values) state.candles.set(chunkKey(c.source, c.symbol, c.timeframe, c.day), c);
+        });
+      },
+      async getChunks(source, symbol, timeframe, fromDay, toDay) {
+        return [...get().candles.values()]
+          .filter((c) => c.source === source && c.symbol === symbol && c.timeframe === timeframe && c.day >= fromDay && c.day <= toDay)
+          .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
+          .map(copyChunk);
+      },
+      async listSources(symbol, timeframe) {
+        const sources = new Set<string>();
+        for (const c of get().candles.values()) if (c.symbol === symbol && c.timeframe === timeframe) sources.add(c.source);
+        return [...sources].sort();
+      },
+    },
   };
 }
 
@@ -161,13 +284,13 @@ export function createMemoryStore(): Store {
     transaction<T>(fn: (tx: StoreRepositories) => Promise<T>): Promise<T> {
       const run = async () => {
         if (closed) throw new Error('Store is closed');
-        const draft: State = structuredClone(state);
+        const draft = cloneState(state);
         const log: Write<unknown>[] = [];
         const result = await fn(repositories(() => draft, log));
         if (log.length > 0) {
           // Replay on a copy, so that a write that no longer applies (a duplicate inserted
           // outside meanwhile) fails the whole transaction and leaves the live state untouched.
-          const next: State = structuredClone(state);
+          const next = cloneState(state);
           for (const change of log) change(next);
           state = next;
         }

@@ -12,7 +12,44 @@ export interface SqliteStoreConfig {
   busyTimeoutMs?: number;
 }
 
-type SqliteDatabase = InstanceType<typeof BetterSqlite3>;
+type BetterSqliteDatabase = InstanceType<typeof BetterSqlite3>;
+type Statement = ReturnType<BetterSqliteDatabase['prepare']>;
+
+/** The part of a better-sqlite3 database Kysely's driver and ours use. */
+interface SqliteDatabase {
+  prepare(sql: string): Statement;
+  close(): void;
+  readonly inTransaction: boolean;
+}
+
+/**
+ * better-sqlite3 with its prepared statements kept, least recently used first out: Kysely
+ * prepares every query anew, which costs as much as running a small one. Safe because Kysely
+ * runs one query at a time on the single connection, so a statement is never busy when reused.
+ */
+function withStatementCache(database: BetterSqliteDatabase, capacity = 256): SqliteDatabase {
+  const cache = new Map<string, Statement>();
+  return {
+    prepare(sql) {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = database.prepare(sql);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+    close() {
+      cache.clear();
+      database.close();
+    },
+    get inTransaction() {
+      return database.inTransaction;
+    },
+  };
+}
 
 /**
  * Kysely's SQLite driver, with two changes:
@@ -68,5 +105,5 @@ export function createSqliteDialect(config: SqliteStoreConfig): Dialect {
     database.close();
     throw error;
   }
-  return new StratboxSqliteDialect(database);
+  return new StratboxSqliteDialect(withStatementCache(database));
 }

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../dialect-name.js';
 import { initialMigration } from './0001-initial.js';
+import { backtestsAndCandlesMigration } from './0002-backtests-and-candles.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -11,6 +12,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '0001-initial': initialMigration(dialect),
+        '0002-backtests-and-candles': backtestsAndCandlesMigration(dialect),
       };
     },
   };

@@ -1,5 +1,7 @@
 import type { StoreRepositories } from '@stratbox/core';
 import { createApiKeyRepository } from './api-keys.js';
+import { createBacktestRepository } from './backtests.js';
+import { createCandleRepository } from './candles.js';
 import { createDeploymentRepository } from './deployments.js';
 import type { QueryContext } from './query-context.js';
 import { createStrategyRepository } from './strategies.js';
@@ -12,5 +14,7 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     apiKeys: createApiKeyRepository(context),
     strategies: createStrategyRepository(context),
     deployments: createDeploymentRepository(context),
+    backtests: createBacktestRepository(context),
+    candles: createCandleRepository(context),
   };
 }
