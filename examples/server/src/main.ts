@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { createJsonLogger, createStratbox } from '@stratbox/core';
+import { attachStratboxWs } from '@stratbox/adapter-ws';
 import { readConfig } from './config.js';
 import { createApp } from './create-app.js';
 import { openStore } from './open-store.js';
@@ -14,6 +15,8 @@ async function main() {
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
   server.keepAliveTimeout = 5_000;
+  // WebSocket channels at /ws on the same server and port as the HTTP API
+  const realtime = attachStratboxWs(server, stratbox);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -30,6 +33,7 @@ async function main() {
     logger.info('shutting down', { signal });
     const force = setTimeout(() => server.closeAllConnections(), 10_000);
     force.unref();
+    await realtime.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();

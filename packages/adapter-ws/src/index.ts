@@ -1,10 +1,7 @@
 /**
- * `@stratbox/adapter-ws`: real-time channels (`backtest:<id>:progress`,
- * `deployment:<id>:orders`) over WebSocket. Not delivered yet: the channels land with the
- * real-time issue. Until then this entry point states so instead of failing silently.
+ * `@stratbox/adapter-ws`: the Stratbox real-time channels (`backtest:<id>:progress`,
+ * `deployment:<id>:orders`) over WebSocket, on `ws`, fed by core's EventBus.
  */
-import { StratboxError } from '@stratbox/core';
-
-export function attachStratboxWs(): never {
-  throw new StratboxError('NOT_IMPLEMENTED', 'WebSocket channels are not available in this version of Stratbox');
-}
+export { attachStratboxWs, type StratboxWsServer, type StratboxWsStats, type StratboxForWs } from './attach-stratbox-ws.js';
+export { WS_DEFAULTS, type StratboxWsOptions } from './ws-options.js';
+export { WS_CLOSE_CODES, WS_PATH } from '@stratbox/core';

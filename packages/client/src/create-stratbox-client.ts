@@ -1,5 +1,8 @@
 import { ErrorBody, routes, type RouteDef, type RouteInput, type RouteKey, type RouteOutput } from '@stratbox/core/contract';
 import { StratboxClientError, codeForStatus } from './client-error.js';
+import { backtestProgressChannel, deploymentOrdersChannel, WS_PATH, type BacktestProgressData, type DeploymentOrderData } from '@stratbox/core/contract';
+import { createRealtimeClient, type RealtimeClient, type RealtimeOptions, type SubscribeOptions, type Unsubscribe } from './ws/realtime-client.js';
+import type { WebSocketConstructor } from './ws/websocket-like.js';
 
 export interface StratboxClientOptions {
   /** Where the service runs, e.g. `https://stratbox.example.com` (no trailing `/api`). */
@@ -12,6 +15,13 @@ export interface StratboxClientOptions {
   headers?: Record<string, string>;
   /** Check every response against the contract (default true): drift throws instead of passing bad data on. */
   validateResponses?: boolean;
+  /**
+   * The WebSocket class for real-time channels; default: the global `WebSocket` (browsers,
+   * Node 22+). In Node 20 pass the `ws` package's: `import { WebSocket } from 'ws'`.
+   */
+  WebSocket?: WebSocketConstructor;
+  /** Real-time settings: `url` (default: `baseUrl` with ws(s):// and `/ws`), `reconnect`, `lingerMs`, `onError`. */
+  realtime?: Partial<Omit<RealtimeOptions, 'WebSocket' | 'token'>>;
 }
 
 export interface CallOptions {
@@ -36,7 +46,28 @@ export type StratboxClient = {
 } & {
   /** Call any route by its contract key. */
   call<K extends ClientRouteKey>(key: K, input: RouteInput<K>, options?: CallOptions): Promise<RouteOutput<K>>;
-};
+} & StratboxRealtimeMethods;
+
+/** The real-time part of the client: channels over one WebSocket, reconnected by itself. */
+export interface StratboxRealtimeMethods {
+  /** `client.realtime.subscribe`: events of any channel, typed by its name. */
+  subscribe: RealtimeClient['subscribe'];
+  /** The connection: `state`, `onStateChange`, `close()`. */
+  realtime: RealtimeClient;
+  backtests: {
+    /** Progress events of a backtest (`backtest:<id>:progress`), ending with its final status. */
+    watch(backtestId: string, handler: (event: BacktestProgressData) => void, options?: SubscribeOptions): Unsubscribe;
+  };
+  deployments: {
+    /** Order updates of a deployment (`deployment:<id>:orders`). */
+    watchOrders(deploymentId: string, handler: (event: DeploymentOrderData) => void, options?: SubscribeOptions): Unsubscribe;
+  };
+}
+
+/** `http(s)://host/prefix` to `ws(s)://host/prefix/ws`. */
+function defaultWsUrl(baseUrl: string): string {
+  return baseUrl.replace(/^http(s?):\/\//i, 'ws$1://') + WS_PATH;
+}
 
 function buildPath(route: RouteDef, params: Record<string, unknown> | undefined): string {
   return route.path.replace(/:([A-Za-z]+)/g, (_match, name: string) => {
@@ -121,5 +152,17 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
     (client[group] ??= {})[action] = (input?: Parameters<typeof call>[1], callOptions?: CallOptions) => call(key, input, callOptions);
   }
   client.call = (key: RouteKey, input: Parameters<typeof call>[1], callOptions?: CallOptions) => call(key, input, callOptions);
+
+  const realtime = createRealtimeClient({
+    url: defaultWsUrl(baseUrl),
+    ...options.realtime,
+    ...(options.apiKey ? { token: options.apiKey } : {}),
+    ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
+  });
+  Object.assign(client, { realtime, subscribe: realtime.subscribe });
+  (client.backtests ??= {}).watch = (id: string, handler: (event: BacktestProgressData) => void, subscribeOptions?: SubscribeOptions) =>
+    realtime.subscribe(backtestProgressChannel(id), handler, subscribeOptions);
+  (client.deployments ??= {}).watchOrders = (id: string, handler: (event: DeploymentOrderData) => void, subscribeOptions?: SubscribeOptions) =>
+    realtime.subscribe(deploymentOrdersChannel(id), handler, subscribeOptions);
   return client as unknown as StratboxClient;
 }

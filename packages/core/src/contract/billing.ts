@@ -3,7 +3,12 @@ import { Counter, NextCursor, PageQuery, Timestamp } from './common.js';
 
 export const Tier = z.enum(['free', 'pro', 'team']);
 export const PaidTier = z.enum(['pro', 'team']);
-export const SubscriptionStatus = z.enum(['active', 'trialing', 'past_due', 'canceled', 'incomplete', 'unpaid']);
+/**
+ * `active`, `trialing` and `past_due` keep the tier's limits (the provider is still retrying a
+ * failed payment while `past_due`); `canceled`, `incomplete`, `unpaid` and `paused` fall back to
+ * the free plan's limits.
+ */
+export const SubscriptionStatus = z.enum(['active', 'trialing', 'past_due', 'canceled', 'incomplete', 'unpaid', 'paused']);
 
 export const Subscription = z.object({
   tier: Tier,

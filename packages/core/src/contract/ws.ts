@@ -4,12 +4,67 @@ import { BacktestProgressEvent } from './backtests.js';
 import { DeploymentOrderEvent } from './deployments.js';
 import { idPattern } from './ids.js';
 
+/** The one WebSocket endpoint, on the same server as the HTTP API (API.md, "WebSocket"). */
+export const WS_PATH = '/ws';
+
 /** `backtest:<id>:progress` or `deployment:<id>:orders` (API.md, "WebSocket"). */
 export const CHANNEL_PATTERN = new RegExp(`^(?:backtest:(${idPattern('backtest')}):progress|deployment:(${idPattern('deployment')}):orders)$`);
 
 export const ChannelName = z.string().max(200).regex(CHANNEL_PATTERN, {
   message: 'Expected backtest:<bt_id>:progress or deployment:<dep_id>:orders',
 });
+
+/** Channel of one backtest's progress. */
+export type BacktestProgressChannel = `backtest:${string}:progress`;
+/** Channel of one deployment's order updates. */
+export type DeploymentOrdersChannel = `deployment:${string}:orders`;
+/** Any channel name, typed by kind. */
+export type Channel = BacktestProgressChannel | DeploymentOrdersChannel;
+/** The kinds of record a channel can address. */
+export type ChannelKind = 'backtest' | 'deployment';
+
+/** Data of an event on `backtest:<id>:progress`. */
+export type BacktestProgressData = z.infer<typeof BacktestProgressEvent>;
+/** Data of an event on `deployment:<id>:orders`. */
+export type DeploymentOrderData = z.infer<typeof DeploymentOrderEvent>;
+
+/** Payload type carried by each channel kind. */
+export type ChannelData<C extends string> = C extends BacktestProgressChannel
+  ? BacktestProgressData
+  : C extends DeploymentOrdersChannel
+    ? DeploymentOrderData
+    : never;
+
+/** `backtest:<id>:progress`. */
+export function backtestProgressChannel(backtestId: string): BacktestProgressChannel {
+  return `backtest:${backtestId}:progress`;
+}
+
+/** `deployment:<id>:orders`. */
+export function deploymentOrdersChannel(deploymentId: string): DeploymentOrdersChannel {
+  return `deployment:${deploymentId}:orders`;
+}
+
+/** The kind and record id a channel name addresses, or null when the name is malformed. */
+export function parseChannel(name: string): { kind: ChannelKind; id: string } | null {
+  if (typeof name !== 'string' || name.length > 200) return null;
+  const match = CHANNEL_PATTERN.exec(name);
+  if (!match) return null;
+  return match[1] !== undefined ? { kind: 'backtest', id: match[1] } : { kind: 'deployment', id: match[2]! };
+}
+
+/** Backtest statuses after which no more progress events come: the last event of a run carries one. */
+export const FINAL_BACKTEST_STATUSES = ['completed', 'failed', 'cancelled'] as const;
+
+/** True for the last progress event of a run (status completed, failed or cancelled). */
+export function isFinalProgress(data: { status: string }): boolean {
+  return (FINAL_BACKTEST_STATUSES as readonly string[]).includes(data.status);
+}
+
+/** The schema of the data carried by a channel kind. */
+export function channelDataSchema(kind: ChannelKind): typeof BacktestProgressEvent | typeof DeploymentOrderEvent {
+  return kind === 'backtest' ? BacktestProgressEvent : DeploymentOrderEvent;
+}
 
 const ClientRef = z.string().min(1).max(64);
 
@@ -18,25 +73,57 @@ export const WsSubscribeMessage = z.strictObject({ type: z.literal('subscribe'),
 export const WsUnsubscribeMessage = z.strictObject({ type: z.literal('unsubscribe'), channel: ChannelName, id: ClientRef });
 export const WsClientMessage = z.discriminatedUnion('type', [WsAuthMessage, WsSubscribeMessage, WsUnsubscribeMessage]);
 export type WsClientMessage = z.infer<typeof WsClientMessage>;
+/** The `type` values a client may send. */
+export const WS_CLIENT_MESSAGE_TYPES = ['auth', 'subscribe', 'unsubscribe'] as const;
 
 export const WsAckMessage = z.object({ type: z.enum(['subscribed', 'unsubscribed']), channel: ChannelName, id: ClientRef });
 export const WsAuthenticatedMessage = z.object({ type: z.literal('authenticated'), userId: z.string() });
-export const WsEventMessage = z.object({
-  type: z.literal('event'),
-  channel: ChannelName,
-  data: z.union([BacktestProgressEvent, DeploymentOrderEvent]),
-});
+export const WsEventMessage = z
+  .object({
+    type: z.literal('event'),
+    channel: ChannelName,
+    data: z.union([BacktestProgressEvent, DeploymentOrderEvent]),
+  })
+  .refine(
+    (m) => {
+      const parsed = parseChannel(m.channel);
+      if (!parsed) return false;
+      return 'backtestId' in m.data ? parsed.kind === 'backtest' && m.data.backtestId === parsed.id : parsed.kind === 'deployment' && m.data.deploymentId === parsed.id;
+    },
+    { message: 'The event data does not belong to its channel', path: ['data'] },
+  );
 export const WsErrorMessage = z.object({
   type: z.literal('error'),
+  /** The client ref of the message this answers; null when it had none (malformed, binary, ...). */
   id: ClientRef.nullable(),
-  error: z.object({ code: ErrorCodeSchema, message: z.string() }),
+  error: z.object({ code: ErrorCodeSchema, message: z.string(), details: z.unknown().optional() }),
 });
 export const WsServerMessage = z.union([WsAckMessage, WsAuthenticatedMessage, WsEventMessage, WsErrorMessage]);
 export type WsServerMessage = z.infer<typeof WsServerMessage>;
 
-/** Payload type carried by each channel kind. */
-export type ChannelData<C extends string> = C extends `backtest:${string}:progress`
-  ? z.infer<typeof BacktestProgressEvent>
-  : C extends `deployment:${string}:orders`
-    ? z.infer<typeof DeploymentOrderEvent>
-    : never;
+/**
+ * Close codes of the `/ws` endpoint. 1000-1015 are the standard codes of RFC 6455; 4000-4999
+ * are Stratbox's, mnemonic of the HTTP status of the same meaning (4401 ~ 401). A client should
+ * reconnect (with backoff) after any code but `UNAUTHENTICATED`, which needs new credentials.
+ */
+export const WS_CLOSE_CODES = {
+  /** The client or server closed the socket on purpose. */
+  NORMAL: 1000,
+  /** The server is shutting down or restarting: reconnect. */
+  GOING_AWAY: 1001,
+  /** A text frame that is not valid UTF-8. */
+  INVALID_PAYLOAD: 1007,
+  /** A frame above the server's hard frame limit (`maxPayloadBytes`); the socket is closed at once. */
+  MESSAGE_TOO_BIG: 1009,
+  /** The server failed unexpectedly (e.g. the authenticator threw); reconnect with backoff. */
+  INTERNAL_ERROR: 1011,
+  /** Bad credentials (header or `auth` message), or a first message other than `auth`. Do not retry with the same token. */
+  UNAUTHENTICATED: 4401,
+  /** No `auth` message arrived within the server's auth timeout. */
+  AUTH_TIMEOUT: 4408,
+  /** The user already has as many open sockets as the server allows. */
+  TOO_MANY_SOCKETS: 4429,
+  /** The client read too slowly: its unsent bytes passed the server's cap. Reconnect and re-subscribe. */
+  SLOW_CONSUMER: 4509,
+} as const;
+export type WsCloseCode = (typeof WS_CLOSE_CODES)[keyof typeof WS_CLOSE_CODES];

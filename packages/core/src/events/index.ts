@@ -1,0 +1,10 @@
+export { createInProcessEventBus, type InProcessEventBusOptions } from './in-process-event-bus.js';
+export {
+  createChannelService,
+  createStoreChannelResolvers,
+  type ChannelService,
+  type ChannelAccess,
+  type ChannelResolvers,
+  type BacktestChannelResolver,
+  type DeploymentChannelResolver,
+} from './channel-service.js';

@@ -1,0 +1,286 @@
+import type { Exchange, OHLCV } from 'ccxt';
+import { StratboxError, isStratboxError } from '../errors/stratbox-error.js';
+import { createSystemClock, type Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { CandleSeries, MarketData } from '../ports/market-data.js';
+import type { Store } from '../ports/store.js';
+import { allocateSeries, dayOf, dayStartMs, sliceSeries } from './candle-series.js';
+import { DAY_MS, closedBoundary, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
+import { createStoreCandleCache } from './cached-market-data.js';
+
+/*
+ * Candles of a real exchange through ccxt, cached in the Store under `ccxt:<exchange id>`.
+ *
+ * ccxt is only a type import here: loading it takes about half a second, so the caller passes
+ * an exchange instance (or a factory), and `createCcxtExchange` loads ccxt with a dynamic
+ * import only when it is called.
+ *
+ * Cache rule: a day is written only once all its candles have closed, so a cached day is a
+ * complete day and is never fetched again; the current day (or any day not yet over) is fetched
+ * on every request and never written.
+ */
+
+export interface CcxtMarketDataOptions {
+  /** A ccxt exchange instance (with `enableRateLimit: true`, ccxt's default), or a factory of one. */
+  exchange: Exchange | (() => Exchange | Promise<Exchange>);
+  store: Store;
+  /** Decides which candles have closed. Default: the system clock. */
+  clock?: Clock;
+  /** Candles asked per `fetchOHLCV` call. Default 1000 (the exchange may answer fewer). */
+  pageLimit?: number;
+  /** Tries per call when ccxt reports a network problem, timeout or rate limit. Default 4. */
+  maxAttempts?: number;
+  /** First pause before a retry; doubled at each further try. Default 1000 ms. */
+  retryDelayMs?: number;
+  /** The most candles one request may cover. Default 2,000,000. */
+  maxCandles?: number;
+  logger?: Logger;
+}
+
+/**
+ * The ccxt error class (by name) worth another try: `OperationFailed`, ccxt's branch of
+ * temporary failures: every `NetworkError` (`RequestTimeout`, `RateLimitExceeded`,
+ * `DDoSProtection`, `ExchangeNotAvailable`, ...) and the exchange's own "try again" answers
+ * (Binance's -1000/-1001). `ExchangeError`s (bad symbol, bad request, ...) are final.
+ */
+const RETRYABLE = 'OperationFailed';
+
+/** The class names of a ccxt error and its ancestors (`RequestTimeout`, `NetworkError`, ...). */
+function errorClassNames(error: unknown): Set<string> {
+  const names = new Set<string>();
+  if (!(error instanceof Error)) return names;
+  names.add(error.name);
+  for (let proto = Object.getPrototypeOf(error); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    const ctor = (proto as { constructor?: { name?: string } }).constructor;
+    if (ctor?.name) names.add(ctor.name);
+  }
+  return names;
+}
+
+function isCcxtError(names: Set<string>): boolean {
+  return names.has('BaseError') || names.has('ExchangeError') || names.has('OperationFailed');
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Builds a ccxt exchange by id (`binance`, `bybit`, ...) with the rate limiter on, loading ccxt
+ * on first use. An unknown id is VALIDATION_FAILED.
+ */
+export async function createCcxtExchange(id: string, config: Record<string, unknown> = {}): Promise<Exchange> {
+  const ccxt = await import('ccxt');
+  const classes = ccxt.exchanges as unknown as Record<string, new (config: Record<string, unknown>) => Exchange>;
+  const ExchangeClass = Object.prototype.hasOwnProperty.call(classes, id) ? classes[id] : undefined;
+  if (typeof ExchangeClass !== 'function') {
+    throw new StratboxError('VALIDATION_FAILED', `Unknown ccxt exchange "${id}"`, [{ path: 'exchange', message: 'Not a ccxt exchange id' }]);
+  }
+  return new ExchangeClass({ enableRateLimit: true, ...config });
+}
+
+/**
+ * MarketData of one exchange via ccxt: serves each request from the Store's candle cache and
+ * downloads only the days it lacks (paginated `fetchOHLCV`, retried with exponential backoff
+ * on network errors, timeouts and rate limits), then caches the completed days. A range the
+ * exchange has no candles for is NOT_FOUND naming the first missing day; an unknown symbol is
+ * NOT_FOUND; an exchange that stays unreachable is UNAVAILABLE.
+ */
+export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData {
+  const clock = options.clock ?? createSystemClock();
+  const cache = createStoreCandleCache(options.store);
+  const pageLimit = options.pageLimit ?? 1000;
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const retryDelayMs = options.retryDelayMs ?? 1000;
+  const sleep = defaultSleep;
+  let exchangePromise: Promise<Exchange> | undefined;
+  /** One download at a time per (symbol, timeframe), so concurrent requests share the cache. */
+  const locks = new Map<string, Promise<unknown>>();
+
+  function exchange(): Promise<Exchange> {
+    if (!exchangePromise) {
+      const given = options.exchange;
+      exchangePromise = Promise.resolve(typeof given === 'function' ? given() : given);
+      exchangePromise.catch(() => (exchangePromise = undefined));
+    }
+    return exchangePromise;
+  }
+
+  /** Runs `call`, retrying retryable ccxt errors; maps the final failure to a StratboxError. */
+  async function withRetry<T>(ex: Exchange, what: string, range: CandleRange, call: (attempt: number) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call(attempt);
+      } catch (error) {
+        if (isStratboxError(error)) throw error;
+        const names = errorClassNames(error);
+        if (!isCcxtError(names)) throw error;
+        if (names.has('BadSymbol')) {
+          throw new StratboxError('NOT_FOUND', `Unknown symbol ${range.symbol} on ${ex.id}`, { symbol: range.symbol, source: `ccxt:${ex.id}` }, { cause: error });
+        }
+        const className = error instanceof Error ? error.name : 'Error';
+        if (names.has(RETRYABLE) && attempt < maxAttempts) {
+          const delay = retryDelayMs * 2 ** (attempt - 1);
+          options.logger?.warn('Exchange call failed; retrying', { exchange: ex.id, call: what, error: className, attempt, delayMs: delay });
+          await sleep(delay);
+          continue;
+        }
+        if (names.has(RETRYABLE)) {
+          throw new StratboxError(
+            'UNAVAILABLE',
+            `${ex.id} is unavailable: ${what} for ${range.symbol} ${range.timeframe} failed ${attempt} times (${className}); try again later`,
+            undefined,
+            { cause: error },
+          );
+        }
+        throw new StratboxError('UNAVAILABLE', `${ex.id} refused ${what} for ${range.symbol} ${range.timeframe} (${className})`, undefined, { cause: error });
+      }
+    }
+  }
+
+  /** Downloads the closed candles opening in [fromMs, toMs), page by page. */
+  async function download(ex: Exchange, range: CandleRange, fromMs: number, toMs: number): Promise<OHLCV[]> {
+    const rows: OHLCV[] = [];
+    let since = fromMs;
+    while (since < toMs) {
+      const page = await withRetry(ex, 'fetchOHLCV', range, () => ex.fetchOHLCV(range.symbol, range.timeframe, since, pageLimit));
+      if (page.length === 0) break;
+      let last = -Infinity;
+      for (const row of page) {
+        const t = row[0];
+        if (typeof t !== 'number') continue;
+        last = Math.max(last, t);
+        if (t >= fromMs && t < toMs && t % range.timeframeMs === 0) rows.push(row);
+      }
+      // Past the end, or an exchange that ignores `since` and would answer the same page forever.
+      if (last < since) break;
+      since = last + range.timeframeMs;
+    }
+    return rows;
+  }
+
+  function toSeries(range: CandleRange, rows: OHLCV[]): CandleSeries {
+    rows.sort((a, b) => (a[0] as number) - (b[0] as number));
+    const series = allocateSeries(range.symbol, range.timeframe, rows.length);
+    let n = 0;
+    for (const row of rows) {
+      const [t, o, h, l, c, v] = row as number[];
+      if (n > 0 && series.time[n - 1] === t) n--; // a duplicate: keep the later answer
+      series.time[n] = t!;
+      series.open[n] = Number(o);
+      series.high[n] = Number(h);
+      series.low[n] = Number(l);
+      series.close[n] = Number(c);
+      series.volume[n] = Number(v ?? 0);
+      n++;
+    }
+    return sliceSeries(series, 0, n);
+  }
+
+  async function load(range: CandleRange): Promise<{ source: string; series: CandleSeries }> {
+    const ex = await exchange();
+    const source = `ccxt:${ex.id}`;
+    const boundary = closedBoundary(clock.now().getTime(), range.timeframeMs);
+    const endMs = Math.min(range.endMs, boundary);
+    if (endMs <= range.startMs) {
+      throw missingDataError(range, source, range.startDate, 'the range has no closed candles yet');
+    }
+    const cached = await cache.read(source, range);
+    const missing = cached.missingDays.filter((day) => dayStartMs(day) < endMs);
+    let fetched: CandleSeries | undefined;
+    if (missing.length > 0) {
+      await withRetry(ex, 'loadMarkets', range, (attempt) => ex.loadMarkets(attempt > 1));
+      if (ex.has?.['fetchOHLCV'] === false) {
+        throw new StratboxError('UNAVAILABLE', `${ex.id} does not serve candles (fetchOHLCV)`);
+      }
+      if (ex.timeframes && Object.keys(ex.timeframes).length > 0 && ex.timeframes[range.timeframe] === undefined) {
+        throw new StratboxError('VALIDATION_FAILED', `${ex.id} has no ${range.timeframe} candles`, [{ path: 'timeframe', message: `Not offered by ${ex.id}` }]);
+      }
+      await withRetry(ex, 'market lookup', range, async () => ex.market(range.symbol));
+      const rows: OHLCV[] = [];
+      for (const run of contiguousRuns(missing)) {
+        const from = dayStartMs(run.first);
+        const to = Math.min(dayStartMs(run.last) + DAY_MS, endMs);
+        rows.push(...(await download(ex, range, from, to)));
+      }
+      fetched = toSeries(range, rows);
+      // Cache the days that are over and hold candles; a day not yet over is fetched again next time.
+      const completeEnd = Math.floor(boundary / DAY_MS) * DAY_MS;
+      let end = 0;
+      while (end < fetched.length && fetched.time[end]! < completeEnd) end++;
+      if (end > 0) await cache.write(source, sliceSeries(fetched, 0, end));
+    }
+    const series = fetched ? mergeDisjoint(cached.series, fetched) : cached.series;
+    let end = series.length;
+    while (end > 0 && series.time[end - 1]! >= endMs) end--;
+    const result = sliceSeries(series, 0, end);
+    const firstEmpty = firstDayWithoutCandles(result, range.startMs, endMs);
+    if (firstEmpty !== null) {
+      const hint =
+        result.length > 0 ? `${ex.id} has candles of this range from ${dayOf(result.time[0]!)} to ${dayOf(result.time[result.length - 1]!)}, with no candle that day` : `${ex.id} has no candles in this range`;
+      throw missingDataError(range, source, firstEmpty, hint);
+    }
+    return { source, series: result };
+  }
+
+  return {
+    async getCandles(request) {
+      const range = resolveCandleRange(request, options.maxCandles === undefined ? {} : { maxCandles: options.maxCandles });
+      const key = `${range.symbol}\u0000${range.timeframe}`;
+      const previous = locks.get(key) ?? Promise.resolve();
+      const run = previous.then(
+        () => load(range),
+        () => load(range),
+      );
+      const settled = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      locks.set(key, settled);
+      void settled.then(() => {
+        if (locks.get(key) === settled) locks.delete(key);
+      });
+      return run;
+    },
+  };
+}
+
+/** Groups sorted days into runs of consecutive days. */
+function contiguousRuns(days: string[]): Array<{ first: string; last: string }> {
+  const runs: Array<{ first: string; last: string }> = [];
+  for (const day of days) {
+    const current = runs[runs.length - 1];
+    if (current && dayStartMs(day) - dayStartMs(current.last) === DAY_MS) current.last = day;
+    else runs.push({ first: day, last: day });
+  }
+  return runs;
+}
+
+/** Merges two sorted series whose times never coincide (cached days and freshly fetched days). */
+function mergeDisjoint(a: CandleSeries, b: CandleSeries): CandleSeries {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const out = allocateSeries(a.symbol, a.timeframe, a.length + b.length);
+  let i = 0;
+  let j = 0;
+  for (let n = 0; n < out.length; n++) {
+    const fromA = j >= b.length || (i < a.length && a.time[i]! < b.time[j]!);
+    const s = fromA ? a : b;
+    const k = fromA ? i++ : j++;
+    out.time[n] = s.time[k]!;
+    out.open[n] = s.open[k]!;
+    out.high[n] = s.high[k]!;
+    out.low[n] = s.low[k]!;
+    out.close[n] = s.close[k]!;
+    out.volume[n] = s.volume[k]!;
+  }
+  return out;
+}
+
+/** The first UTC day of [startMs, endMs) on which no candle opens, or null. */
+function firstDayWithoutCandles(series: CandleSeries, startMs: number, endMs: number): string | null {
+  let k = 0;
+  for (let day = startMs; day < endMs; day += DAY_MS) {
+    while (k < series.length && series.time[k]! < day) k++;
+    if (k >= series.length || series.time[k]! >= day + DAY_MS) return dayOf(day);
+  }
+  return null;
+}

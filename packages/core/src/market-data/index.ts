@@ -1,0 +1,19 @@
+/**
+ * Market data: where candles come from (CSV imports, an exchange via ccxt, a synthetic
+ * generator), the Store cache they are kept in, and `createMarketData`, which picks the source.
+ * Nothing here loads ccxt at import time; `createCcxtExchange` loads it when called.
+ */
+export { allocateSeries, sliceSeries, dayStartMs, dayOf } from './candle-series.js';
+export { resolveCandleRange, daysBetween, isTimeframe, DEFAULT_MAX_CANDLES, type CandleRange } from './candle-range.js';
+export { packCandleChunk, unpackCandleChunk, unpackCandleChunkInto, CANDLE_BYTES } from './chunk-codec.js';
+export {
+  createStoreCandleCache,
+  createCachedCandleSource,
+  type StoreCandleCache,
+  type CachedCandles,
+  type CandleWriteOptions,
+} from './cached-market-data.js';
+export { createSyntheticMarketData, generateSyntheticSeries, symbolSeed, type SyntheticMarketDataOptions } from './synthetic-market-data.js';
+export { createCcxtMarketData, createCcxtExchange, type CcxtMarketDataOptions } from './ccxt-market-data.js';
+export { importCandlesCsv, parseCsvTime, type ImportCandlesCsvOptions, type ImportCandlesCsvResult } from './csv-import.js';
+export { createMarketData, defaultCandleSources, type MarketDataOptions, type CandleProvider } from './composite-market-data.js';

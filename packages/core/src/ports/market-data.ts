@@ -1,0 +1,49 @@
+/** Candle timeframes and their length in milliseconds. */
+export const TIMEFRAME_MS = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1d': 86_400_000,
+} as const;
+
+export type TimeframeName = keyof typeof TIMEFRAME_MS;
+
+/**
+ * Candles of one symbol and timeframe in columns, oldest first: `time[i]` is the OPEN time of
+ * candle i in epoch milliseconds, and the candle is closed at `time[i] + TIMEFRAME_MS[timeframe]`.
+ * Columns keep a million candles in 48 MB and cross into the sandbox without per-candle objects.
+ */
+export interface CandleSeries {
+  symbol: string;
+  timeframe: TimeframeName;
+  length: number;
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+export interface CandleRequest {
+  symbol: string;
+  timeframe: TimeframeName;
+  /** First UTC day, `YYYY-MM-DD`, inclusive. */
+  startDate: string;
+  /** Last UTC day, `YYYY-MM-DD`, inclusive. */
+  endDate: string;
+}
+
+/**
+ * Where candles come from. Guarantees: the series is in strictly increasing time order with no
+ * duplicate times, every candle opens within [startDate 00:00, endDate 24:00) UTC, and it is the
+ * same series for the same request every time (so a backtest can be repeated and a chart shows
+ * what the backtest used). Missing data is a `StratboxError` NOT_FOUND naming what is missing,
+ * never an empty series; a provider that cannot be reached is UNAVAILABLE.
+ */
+export interface MarketData {
+  getCandles(request: CandleRequest): Promise<{ source: string; series: CandleSeries }>;
+}
