@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'contract/index': 'src/contract/index.ts', 'testing/index': 'src/testing/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    'contract/index': 'src/contract/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    // The sandbox's child-process entry: forked by createSandboxPool from dist/sandbox/.
+    'sandbox/worker-entry': 'src/sandbox/worker-entry.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,

@@ -33,7 +33,7 @@ describe('the typed client against a running server', () => {
 
   it('pages through a list with nextCursor, newest first, with no duplicates or gaps', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await client.strategies.create({ body: { name: `p${i}`, source: 'x' } })).id);
+    for (let i = 0; i < 7; i++) ids.push((await client.strategies.create({ body: { name: `p${i}`, source: `export function onCandle() {} // ${i}` } })).id);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -47,7 +47,7 @@ describe('the typed client against a running server', () => {
   });
 
   it('turns error bodies into StratboxClientError with the server code and details', async () => {
-    const error = await client.strategies.create({ body: { name: '', source: 'x' } }).catch((e: unknown) => e);
+    const error = await client.strategies.create({ body: { name: '', source: 'export function onCandle() {}' } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StratboxClientError);
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
     expect((error as StratboxClientError).details).toEqual([expect.objectContaining({ path: 'body.name' })]);
@@ -57,7 +57,7 @@ describe('the typed client against a running server', () => {
   });
 
   it('answers NOT_IMPLEMENTED (501), not a crash, for capabilities that have not landed', async () => {
-    await expect(client.billing.usage()).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
+    await expect(client.deployments.list()).rejects.toMatchObject({ code: 'NOT_IMPLEMENTED', status: 501 });
   });
 
   it('reports an unreachable server as UNAVAILABLE with status 0', async () => {

@@ -11,6 +11,7 @@ async function main() {
   const logger = createJsonLogger({ level: config.logLevel });
   const store = await openStore(config);
   const stratbox = createStratbox({ store, logger });
+  await stratbox.start();
   const server = createServer(createApp(stratbox));
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;

@@ -10,6 +10,16 @@ import { createMemoryStore } from './testing/memory-store.js';
 import type { EventBus } from './ports/event-bus.js';
 import { createInProcessEventBus } from './events/in-process-event-bus.js';
 import { createChannelService, createStoreChannelResolvers, type ChannelResolvers, type ChannelService } from './events/channel-service.js';
+import type { JobQueue } from './ports/job-queue.js';
+import type { MarketData } from './ports/market-data.js';
+import { createInProcessJobQueue } from './queue/in-process-job-queue.js';
+import { createMarketData } from './market-data/composite-market-data.js';
+import type { BacktestExecutor } from './backtests/backtest-executor.js';
+import { createBacktestService, type BacktestService } from './backtests/backtest-service.js';
+import { createBacktestWorker } from './backtests/backtest-worker.js';
+import { createSandboxExecutor } from './backtests/sandbox-executor.js';
+import { createSandboxPool, type SandboxPoolOptions } from './sandbox/sandbox-pool.js';
+import { checkStrategySource } from './sandbox/strategy-source.js';
 
 export interface StratboxConfig {
   /** Where records live. Default: an in-memory store (lost on exit); use @stratbox/store-kysely to persist. */
@@ -22,8 +32,18 @@ export interface StratboxConfig {
   checkSource?: SourceChecker;
   /** Real-time events by channel. Default: in process (eventemitter3); closed by `close()`. */
   events?: EventBus;
-  /** Who may subscribe to which channel. Default: deployments from the store; backtests not found. */
+  /** Who may subscribe to which channel. Default: backtests and deployments from the store. */
   channelResolvers?: Partial<ChannelResolvers>;
+  /** Background jobs (backtests). Default: in process. */
+  queue?: JobQueue;
+  /** Candles for backtests and charts. Default: imported CSV candles, else synthetic ones (offline). */
+  marketData?: MarketData;
+  /** Limits of the QuickJS sandbox pool (child processes), when `executor` is not given. */
+  sandbox?: SandboxPoolOptions;
+  /** Runs strategy code. Default: the QuickJS sandbox pool. */
+  executor?: BacktestExecutor;
+  /** Backtests this process runs at once once `start()` is called (default 2; 0 runs none here). */
+  workerConcurrency?: number;
 }
 
 export interface Stratbox {
@@ -39,6 +59,14 @@ export interface Stratbox {
   readonly events: EventBus;
   /** Who may subscribe to which channel, and the snapshot a subscriber gets first. */
   readonly channels: ChannelService;
+  readonly backtests: BacktestService;
+  readonly marketData: MarketData;
+  readonly queue: JobQueue;
+  /**
+   * Starts background work: recovers backtests a stop interrupted, then runs queued ones.
+   * Without it the service answers requests but runs nothing.
+   */
+  start(): Promise<void>;
   /** Stops background work and closes the store. */
   close(): Promise<void>;
 }
@@ -49,9 +77,23 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const clock = config.clock ?? createSystemClock();
   const logger = config.logger ?? createJsonLogger();
   const apiKeys = createApiKeyService({ store, clock });
-  const strategies = createStrategyService({ store, clock, ...(config.checkSource ? { checkSource: config.checkSource } : {}) });
+  const executor = config.executor ?? createSandboxExecutor(createSandboxPool(config.sandbox));
+  const checkSource =
+    config.checkSource ??
+    (async (source: string) => {
+      checkStrategySource(source);
+      await executor.inspect(source);
+    });
+  const strategies = createStrategyService({ store, clock, checkSource });
   const events = config.events ?? createInProcessEventBus({ onHandlerError: (error, channel) => logger.error('Event handler failed', { channel, error: error instanceof Error ? error.message : String(error) }) });
-  const channels = createChannelService({ resolvers: createStoreChannelResolvers(store, config.channelResolvers) });
+  const queue = config.queue ?? createInProcessJobQueue();
+  const marketData = config.marketData ?? createMarketData({ store, clock });
+  const backtests = createBacktestService({ store, clock, logger, events, queue, executor, strategies });
+  const channels = createChannelService({
+    resolvers: createStoreChannelResolvers(store, { backtest: (userId, id) => backtests.finalEvent(userId, id), ...config.channelResolvers }),
+  });
+  const worker = createBacktestWorker({ store, clock, logger, events, queue, executor, marketData, concurrency: config.workerConcurrency ?? 2 });
+  let started: Promise<void> | undefined;
   let closed = false;
   return {
     store,
@@ -60,12 +102,22 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     authenticate: config.authenticate ?? apiKeys.authenticate,
     strategies,
     users: { createUser: apiKeys.createUser, createApiKey: apiKeys.createApiKey },
-    api: createApiHandlers({ strategies }),
+    api: createApiHandlers({ strategies, backtests, marketData }),
     events,
     channels,
+    backtests,
+    marketData,
+    queue,
+    start() {
+      if ((config.workerConcurrency ?? 2) <= 0) return Promise.resolve();
+      started ??= worker.start();
+      return started;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      await queue.close();
+      await executor.close();
       await events.close();
       await store.close();
     },

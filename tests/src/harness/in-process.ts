@@ -21,6 +21,7 @@ export async function startTestService(config: Omit<StratboxConfig, 'store'> = {
   const data = tempDataDir();
   const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
   const stratbox = createStratbox({ logger: createSilentLogger(), ...config, store });
+  await stratbox.start();
   const server = createServer(createApp(stratbox, { logRequests: false }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -32,6 +32,7 @@ export async function startWsTestService(config: Omit<StratboxConfig, 'store'> =
   const data = tempDataDir();
   const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
   const stratbox = createStratbox({ logger: createSilentLogger(), ...config, store });
+  await stratbox.start();
   let server: Server;
   let sockets = new Set<Socket>();
   let realtime: StratboxWsServer;

@@ -2,6 +2,9 @@ import type { RouteKey, RouteOutput, RouteParsedInput } from '../contract/routes
 import { routes } from '../contract/routes.js';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { StrategyService } from '../strategies/strategy-service.js';
+import type { BacktestService } from '../backtests/backtest-service.js';
+import type { MarketData, TimeframeName } from '../ports/market-data.js';
+import { candlePage } from '../market-data/candle-page.js';
 
 /** What a handler receives: the validated input and the authenticated caller. */
 export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
@@ -19,6 +22,8 @@ export type ApiHandlers = { [K in RouteKey]: ApiHandler<K> };
 
 export interface ApiServices {
   strategies: StrategyService;
+  backtests: BacktestService;
+  marketData: MarketData;
 }
 
 function notImplemented(key: RouteKey): ApiHandler<RouteKey> {
@@ -39,6 +44,12 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'strategies.create': ({ userId, body }) => services.strategies.create(userId, body),
     'strategies.update': ({ userId, params, body }) => services.strategies.update(userId, params.id, body),
     'strategies.delete': ({ userId, params }) => services.strategies.delete(userId, params.id),
+    'backtests.list': ({ userId, query }) => services.backtests.list(userId, query),
+    'backtests.get': ({ userId, params }) => services.backtests.get(userId, params.id),
+    'backtests.create': ({ userId, body }) => services.backtests.create(userId, body),
+    'backtests.cancel': ({ userId, params }) => services.backtests.cancel(userId, params.id),
+    'marketData.candles': ({ query }) =>
+      candlePage(services.marketData, { symbol: query.symbol, timeframe: query.timeframe as TimeframeName, startDate: query.startDate, endDate: query.endDate }, query),
   };
   const handlers = {} as Record<RouteKey, ApiHandler<RouteKey>>;
   for (const key of Object.keys(routes) as RouteKey[]) {

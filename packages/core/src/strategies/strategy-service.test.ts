@@ -51,9 +51,10 @@ describe('strategy service', () => {
 
   it('measures the source in bytes of UTF-8', async () => {
     const { s, userId } = await setup();
-    await expect(create(s, userId, '€'.repeat(170_667))).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
-    const fits = await create(s, userId, '€'.repeat(170_666));
-    expect(fits.versions[0]!.sizeBytes).toBe(511_998);
+    const base = 'export function onCandle() {}\n//'; // 32 bytes, then 3-byte characters
+    await expect(create(s, userId, base + '€'.repeat(170_657))).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE', status: 413 });
+    const fits = await create(s, userId, base + '€'.repeat(170_656));
+    expect(fits.versions[0]!.sizeBytes).toBe(512_000);
   });
 
   it('runs the configured source check at create and update, and stores nothing when it refuses', async () => {

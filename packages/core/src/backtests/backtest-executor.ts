@@ -1,0 +1,45 @@
+import type { CandleSeries } from '../ports/market-data.js';
+import type { BacktestResultRecord } from '../ports/store.js';
+
+/** What a strategy declares about itself in `export const meta`. */
+export interface StrategyInfo {
+  timeframe?: string | undefined;
+  warmup?: number | undefined;
+  params?: Record<string, unknown> | undefined;
+}
+
+export interface BacktestRunInput {
+  /** The stored strategy source (TypeScript or JavaScript). */
+  source: string;
+  /** One series per symbol, same timeframe. Candles before `startTime` only warm up indicators. */
+  series: CandleSeries[];
+  /** First candle time (ms) that is traded and marked. Default: the first candle. */
+  startTime?: number;
+  fees: { maker: number; taker: number };
+  leverage: number;
+  slippage: number;
+  initialCapital: number;
+  /** Request params (strings), parsed against `meta.params` by the executor. */
+  params: Record<string, string>;
+  marketType: 'LINEAR' | 'SPOT';
+  /** Seeds the guest's PRNG, so a run can be repeated exactly. */
+  seed: number;
+}
+
+export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestId'> {
+  /** CPU milliseconds of sandboxed execution. */
+  computeMs: number;
+}
+
+/**
+ * Runs strategy code in the sandbox. The only way user code executes. Failures reject with an
+ * error that has a string `code` and a message written for the strategy's author.
+ */
+export interface BacktestExecutor {
+  /** Reads `meta` without running `onCandle`; rejects with StratboxError VALIDATION_FAILED for an invalid strategy. */
+  inspect(source: string): Promise<StrategyInfo>;
+  /** Throws StratboxError VALIDATION_FAILED (400) when `params` do not match `meta.params`. */
+  checkParams(info: StrategyInfo, params: Record<string, string>): void;
+  run(input: BacktestRunInput, options: { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void }): Promise<BacktestRunOutput>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,132 @@
+import type { z } from 'zod';
+import type { CreateBacktestBody, BacktestStatus } from '../contract/backtests.js';
+import { StratboxError, notFound } from '../errors/stratbox-error.js';
+import type { Clock } from '../ports/clock.js';
+import type { EventBus } from '../ports/event-bus.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import type { Logger } from '../ports/logger.js';
+import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
+import type { BacktestRecord, Store } from '../ports/store.js';
+import type { StrategyService } from '../strategies/strategy-service.js';
+import { paginate } from '../util/cursor.js';
+import { newId } from '../util/ids.js';
+import type { BacktestExecutor } from './backtest-executor.js';
+import { toBacktestDetail, toBacktestSummary, toProgressEvent } from './backtest-views.js';
+
+/** Most candles one backtest may run over, all symbols together. */
+export const MAX_BACKTEST_BARS = 5_000_000;
+
+export const BACKTEST_JOB = 'backtest';
+
+export interface BacktestServiceDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  queue: JobQueue;
+  executor: BacktestExecutor;
+  strategies: StrategyService;
+  /** Called before a backtest is created, inside no transaction; throws to refuse (plan limits). */
+  beforeCreate?: (userId: string) => Promise<void>;
+}
+
+export type BacktestService = ReturnType<typeof createBacktestService>;
+
+const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
+
+/** Backtests: queued on create, run by a worker (see `createBacktestWorker`), cancellable. */
+export function createBacktestService(deps: BacktestServiceDeps) {
+  const { store, clock, events, queue, executor, strategies } = deps;
+
+  async function load(userId: string, id: string): Promise<BacktestRecord> {
+    const record = await store.backtests.findById(userId, id);
+    if (!record) throw notFound('Backtest', id);
+    return record;
+  }
+
+  return {
+    async create(userId: string, body: z.output<typeof CreateBacktestBody>) {
+      const strategy = await strategies.get(userId, body.strategyId);
+      const info = await executor.inspect(strategy.source);
+      executor.checkParams(info, body.params);
+      const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
+      const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
+      const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;
+      if (totalBars > MAX_BACKTEST_BARS) {
+        throw new StratboxError('VALIDATION_FAILED', `The range holds ${totalBars} candles; at most ${MAX_BACKTEST_BARS} are allowed per backtest`, [
+          { path: 'body.endDate', message: 'Range too long for this timeframe' },
+        ]);
+      }
+      if (new Set(body.symbols).size !== body.symbols.length) {
+        throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
+      }
+      await deps.beforeCreate?.(userId);
+      const now = clock.now().toISOString();
+      const record: BacktestRecord = {
+        id: newId('backtest'),
+        userId,
+        strategyId: strategy.id,
+        strategyVersion: strategy.version,
+        status: 'queued',
+        progress: 0,
+        processedBars: 0,
+        totalBars,
+        symbols: body.symbols,
+        startDate: body.startDate,
+        endDate: body.endDate,
+        timeframe,
+        marketType: body.marketType ?? strategy.marketType,
+        fees: body.fees,
+        leverage: body.leverage,
+        slippage: body.slippage,
+        initialCapital: body.initialCapital,
+        params: body.params,
+        dataSource: null,
+        computeMs: 0,
+        attempts: 0,
+        createdAt: now,
+        startedAt: null,
+        finishedAt: null,
+        error: null,
+      };
+      await store.backtests.insert(record);
+      await queue.enqueue({ name: BACKTEST_JOB, id: record.id, payload: {} });
+      return toBacktestSummary(record);
+    },
+
+    async list(userId: string, query: { strategyId?: string | undefined; status?: BacktestStatus | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+      const filter = { ...(query.strategyId ? { strategyId: query.strategyId } : {}), ...(query.status ? { status: query.status } : {}) };
+      const page = await paginate(query, (p) => store.backtests.list(userId, p, filter));
+      return { backtests: page.items.map(toBacktestSummary), nextCursor: page.nextCursor };
+    },
+
+    async get(userId: string, id: string) {
+      const record = await load(userId, id);
+      const result = record.status === 'completed' ? await store.backtests.getResult(userId, id) : null;
+      return toBacktestDetail(record, result);
+    },
+
+    /** Cancels a queued or running backtest; a finished one is a 409 and stays as it is. */
+    async cancel(userId: string, id: string) {
+      const record = await load(userId, id);
+      if (!ACTIVE.includes(record.status)) {
+        throw new StratboxError('CONFLICT', `Backtest ${id} is ${record.status}; only queued or running backtests can be cancelled`);
+      }
+      const cancelled = await store.backtests.transition(id, ACTIVE, { status: 'cancelled', finishedAt: clock.now().toISOString() });
+      if (!cancelled) {
+        const now = await load(userId, id);
+        throw new StratboxError('CONFLICT', `Backtest ${id} is ${now.status}; only queued or running backtests can be cancelled`);
+      }
+      await queue.cancel(id);
+      events.publish(`backtest:${id}:progress`, toProgressEvent(cancelled));
+      return toBacktestSummary(cancelled);
+    },
+
+    /** The final state of a finished backtest, or null while it runs (for late WebSocket subscribers). */
+    async finalEvent(userId: string, id: string) {
+      const record = await store.backtests.findById(userId, id);
+      if (!record) return null;
+      return { final: ACTIVE.includes(record.status) ? undefined : toProgressEvent(record) };
+    },
+  };
+}

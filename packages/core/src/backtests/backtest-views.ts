@@ -1,0 +1,43 @@
+import type { BacktestDetail, BacktestSummary } from '../contract/backtests.js';
+import type { BacktestRecord, BacktestResultRecord } from '../ports/store.js';
+
+/** The API view of a backtest record. */
+export function toBacktestSummary(r: BacktestRecord): BacktestSummary {
+  return {
+    id: r.id,
+    strategyId: r.strategyId,
+    strategyVersion: r.strategyVersion,
+    status: r.status,
+    progress: r.progress,
+    symbols: r.symbols,
+    startDate: r.startDate,
+    endDate: r.endDate,
+    timeframe: r.timeframe as BacktestSummary['timeframe'],
+    marketType: r.marketType,
+    fees: r.fees,
+    leverage: r.leverage,
+    slippage: r.slippage,
+    initialCapital: r.initialCapital,
+    params: r.params,
+    dataSource: r.dataSource,
+    createdAt: r.createdAt,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    error: r.error,
+  };
+}
+
+/** The API view with full results (null until completed). */
+export function toBacktestDetail(r: BacktestRecord, result: BacktestResultRecord | null): BacktestDetail {
+  return {
+    ...toBacktestSummary(r),
+    equityCurve: result?.equityCurve ?? null,
+    trades: (result?.trades as BacktestDetail['trades']) ?? null,
+    metrics: (result?.metrics as BacktestDetail['metrics']) ?? null,
+  };
+}
+
+/** The data of a `backtest:<id>:progress` event for a record. */
+export function toProgressEvent(r: BacktestRecord) {
+  return { backtestId: r.id, status: r.status, progress: r.progress, processedBars: r.processedBars, totalBars: r.totalBars };
+}

@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { isStratboxError } from '../errors/stratbox-error.js';
+import type { Clock } from '../ports/clock.js';
+import type { EventBus } from '../ports/event-bus.js';
+import type { Job, JobQueue } from '../ports/job-queue.js';
+import type { Logger } from '../ports/logger.js';
+import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
+import type { BacktestRecord, Store } from '../ports/store.js';
+import type { BacktestExecutor } from './backtest-executor.js';
+import { BACKTEST_JOB } from './backtest-service.js';
+import { toProgressEvent } from './backtest-views.js';
+
+export interface BacktestWorkerDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  queue: JobQueue;
+  executor: BacktestExecutor;
+  marketData: MarketData;
+  /** Backtests run at once by this process (default 2). */
+  concurrency?: number;
+  /** Least time between two progress events of one run (default 250 ms). */
+  progressIntervalMs?: number;
+  /** Called with the CPU milliseconds a finished run used (usage metering). */
+  onCompute?: (userId: string, computeMs: number) => Promise<void>;
+}
+
+/** A run interrupted by a crash is tried this many times in all before it is failed. */
+const MAX_ATTEMPTS = 2;
+
+/** The same configuration always gets the same seed, so a backtest can be repeated exactly. */
+function seedOf(r: BacktestRecord): number {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([r.strategyId, r.strategyVersion, r.symbols, r.startDate, r.endDate, r.timeframe, r.params]))
+    .digest();
+  return digest.readUInt32LE(0);
+}
+
+function runError(error: unknown): { code: string; message: string } {
+  if (isStratboxError(error)) return { code: error.code === 'NOT_FOUND' ? 'DATA_NOT_FOUND' : error.code, message: error.message };
+  const coded = error as { code?: unknown; message?: unknown };
+  if (error instanceof Error && typeof coded.code === 'string') return { code: coded.code, message: error.message };
+  return { code: 'INTERNAL', message: 'The backtest failed unexpectedly' };
+}
+
+/**
+ * Takes backtest jobs from the queue and runs them: candles from market data, the strategy in
+ * the sandbox, results and state into the Store, progress onto the event bus. Every state
+ * change is a compare-and-set in the Store, so a cancelled run never turns completed and a
+ * job delivered twice runs once.
+ */
+export function createBacktestWorker(deps: BacktestWorkerDeps) {
+  const { store, clock, logger, events, queue, executor, marketData } = deps;
+  const interval = deps.progressIntervalMs ?? 250;
+
+  async function run(job: Job, signal: AbortSignal): Promise<void> {
+    const started = await store.backtests.transition(job.id, ['queued'], { status: 'running', startedAt: clock.now().toISOString() });
+    if (!started) return; // cancelled, or another worker took it
+    const record = (await store.backtests.transition(job.id, ['running'], { attempts: started.attempts + 1 })) ?? started;
+    events.publish(`backtest:${record.id}:progress`, toProgressEvent(record));
+    try {
+      const version = await store.strategies.getVersion(record.userId, record.strategyId, record.strategyVersion);
+      if (!version) throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
+      const info = await executor.inspect(version.source);
+      const timeframe = record.timeframe as TimeframeName;
+      const warmupDays = Math.ceil(((info.warmup ?? 0) * TIMEFRAME_MS[timeframe]) / 86_400_000);
+      const fetchFrom = (startDate: string) =>
+        Promise.all(record.symbols.map((symbol) => marketData.getCandles({ symbol, timeframe, startDate, endDate: record.endDate })));
+      const warmupStart = new Date(Date.parse(record.startDate) - warmupDays * 86_400_000).toISOString().slice(0, 10);
+      // candles before the start only warm up indicators; where there are none, start cold
+      const fetched = warmupDays > 0 ? await fetchFrom(warmupStart).catch(() => fetchFrom(record.startDate)) : await fetchFrom(record.startDate);
+      const startTime = Date.parse(`${record.startDate}T00:00:00.000Z`);
+      const totalBars = fetched.reduce((n, f) => n + f.series.length, 0);
+      if (fetched.every((f) => f.series.length === 0 || f.series.time[f.series.length - 1]! < startTime)) {
+        throw Object.assign(new Error('No candles in the requested range'), { code: 'DATA_NOT_FOUND' });
+      }
+      const dataSource = [...new Set(fetched.map((f) => f.source))].join(',');
+      await store.backtests.transition(record.id, ['running'], { dataSource, totalBars });
+      signal.throwIfAborted();
+
+      let lastPublished = 0;
+      const output = await executor.run(
+        {
+          source: version.source,
+          series: fetched.map((f) => f.series),
+          startTime,
+          fees: record.fees,
+          leverage: record.leverage,
+          slippage: record.slippage,
+          initialCapital: record.initialCapital,
+          params: record.params,
+          marketType: record.marketType,
+          seed: seedOf(record),
+        },
+        {
+          signal,
+          onProgress: (processedBars, total) => {
+            const now = Date.now();
+            if (now - lastPublished < interval) return;
+            lastPublished = now;
+            const progress = total > 0 ? Math.min(0.99, processedBars / total) : 0;
+            void store.backtests.transition(record.id, ['running'], { progress, processedBars, totalBars: total }).then((updated) => {
+              if (updated) events.publish(`backtest:${record.id}:progress`, toProgressEvent(updated));
+            }, () => undefined);
+          },
+        },
+      );
+      await store.backtests.saveResult({ backtestId: record.id, equityCurve: output.equityCurve, trades: output.trades, metrics: output.metrics });
+      const done = await store.backtests.transition(record.id, ['running'], {
+        status: 'completed',
+        progress: 1,
+        processedBars: totalBars,
+        totalBars,
+        computeMs: Math.round(output.computeMs),
+        finishedAt: clock.now().toISOString(),
+      });
+      if (done) events.publish(`backtest:${record.id}:progress`, toProgressEvent(done));
+      await deps.onCompute?.(record.userId, output.computeMs);
+    } catch (error) {
+      if (signal.aborted) return; // cancelled (the service published the final state) or shutting down
+      const failure = runError(error);
+      if (failure.code === 'INTERNAL') logger.error('backtest failed', { backtestId: record.id, error: String(error) });
+      const failed = await store.backtests.transition(record.id, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() });
+      if (failed) events.publish(`backtest:${record.id}:progress`, toProgressEvent(failed));
+    }
+  }
+
+  return {
+    /**
+     * Re-queues backtests that were waiting when the process stopped, retries runs a crash
+     * interrupted (once), fails the rest with a reason, then starts taking jobs.
+     */
+    async start(): Promise<void> {
+      const interrupted = await store.backtests.listByStatus(['queued', 'running'], 10_000);
+      for (const r of interrupted) {
+        if (r.status === 'running') {
+          if (r.attempts >= MAX_ATTEMPTS) {
+            const failed = await store.backtests.transition(r.id, ['running'], {
+              status: 'failed',
+              error: { code: 'INTERRUPTED', message: `The run was interrupted ${r.attempts} times (server restart or crash); giving up` },
+              finishedAt: clock.now().toISOString(),
+            });
+            if (failed) events.publish(`backtest:${r.id}:progress`, toProgressEvent(failed));
+            continue;
+          }
+          if (!(await store.backtests.transition(r.id, ['running'], { status: 'queued', progress: 0, processedBars: 0 }))) continue;
+        }
+        await queue.enqueue({ name: BACKTEST_JOB, id: r.id, payload: {} });
+      }
+      queue.process(BACKTEST_JOB, run, { concurrency: deps.concurrency ?? 2 });
+    },
+  };
+}

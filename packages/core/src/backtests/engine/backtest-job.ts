@@ -1,0 +1,198 @@
+import { SandboxError } from '../../sandbox/sandbox-error.js';
+
+/** One candle. `time` is the candle's open time, in ms since the epoch or an ISO string. */
+export interface CandleInput {
+  time: number | string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+/** Candles of one symbol as columns (cheaper for large backtests): all arrays the same length. */
+export interface CandleColumns {
+  time: ArrayLike<number>;
+  open: ArrayLike<number>;
+  high: ArrayLike<number>;
+  low: ArrayLike<number>;
+  close: ArrayLike<number>;
+  volume: ArrayLike<number>;
+}
+
+/** A backtest for the engine. Everything but `source` and `candles` has a default. */
+export interface BacktestJob {
+  /** Strategy source, JavaScript or TypeScript (types are stripped in the sandbox's child). */
+  source: string;
+  /** Candles per symbol, ascending by time. Candles before `startTime` only warm up indicators. */
+  candles: Record<string, readonly CandleInput[] | CandleColumns>;
+  /** Order of the symbols (ties in time are processed in this order). Default: the keys of `candles`. */
+  symbols?: string[];
+  /** First candle time that is traded and marked; earlier candles are indicator history. Default: the first candle. */
+  startTime?: number | string;
+  /** Fees as fractions of notional. Default maker 0.0002, taker 0.0005. */
+  fees?: { maker: number; taker: number };
+  /** Default 1. */
+  leverage?: number;
+  /** Fraction of price moved against the trader on market and stop fills. Default 0. */
+  slippage?: number;
+  /** Default 10,000. */
+  initialCapital?: number;
+  /** Parameters as the API gives them (strings), parsed against `meta.params`. */
+  params?: Record<string, string>;
+  /** Seed of the guest's `Math.random` / `ctx.random`. Default 1. */
+  seed?: number;
+  /** `SPOT` forbids short selling and liquidation. Default `LINEAR`. */
+  marketType?: 'LINEAR' | 'SPOT';
+  /** Maintenance margin, as a fraction of entry notional. Default 0.005. */
+  maintenanceMarginRate?: number;
+}
+
+/** The job as the child process receives it: candles packed as `[time, o, h, l, c, v] * n`. */
+export interface WireJob {
+  source: string;
+  symbols: string[];
+  candles: Float64Array[];
+  /** Per symbol, how many leading candles are history before `startTime`. */
+  history: number[];
+  startTime: number;
+  fees: { maker: number; taker: number };
+  leverage: number;
+  slippage: number;
+  initialCapital: number;
+  params: Record<string, string>;
+  seed: number;
+  marketType: 'LINEAR' | 'SPOT';
+  maintenanceMarginRate: number;
+}
+
+function invalid(message: string): never {
+  throw new SandboxError('INVALID_JOB', message);
+}
+
+function toMs(value: number | string, where: string): number {
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(ms)) invalid(`${where}: invalid time ${String(value)}`);
+  return ms;
+}
+
+function packColumns(symbol: string, c: CandleColumns): Float64Array {
+  const n = c.time.length;
+  if (c.open.length !== n || c.high.length !== n || c.low.length !== n || c.close.length !== n || c.volume.length !== n) {
+    invalid(`candles["${symbol}"]: all columns must have the same length`);
+  }
+  const f = (a: ArrayLike<number>) => (a instanceof Float64Array ? a : Float64Array.from(a));
+  const [time, open, high, low, close, volume] = [f(c.time), f(c.open), f(c.high), f(c.low), f(c.close), f(c.volume)];
+  const out = new Float64Array(n * 6);
+  let prev = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const t = time[i]!;
+    const o = open[i]!;
+    const h = high[i]!;
+    const l = low[i]!;
+    const cl = close[i]!;
+    const v = volume[i]!;
+    if (!(t > prev)) invalid(`candles["${symbol}"][${i}]: candle times must be strictly ascending`);
+    if (!(o > 0 && h > 0 && l > 0 && cl > 0 && o < Infinity && h < Infinity && l < Infinity && cl < Infinity)) invalid(`candles["${symbol}"][${i}]: prices must be positive finite numbers`);
+    if (!(v > -Infinity && v < Infinity)) invalid(`candles["${symbol}"][${i}]: volume must be a finite number`);
+    prev = t;
+    const b = i * 6;
+    out[b] = t;
+    out[b + 1] = o;
+    out[b + 2] = h;
+    out[b + 3] = l;
+    out[b + 4] = cl;
+    out[b + 5] = v;
+  }
+  return out;
+}
+
+function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): Float64Array {
+  if (!Array.isArray(input)) return packColumns(symbol, input as CandleColumns);
+  const columns = !Array.isArray(input) ? (input as CandleColumns) : null;
+  const rows = columns ? null : (input as readonly CandleInput[]);
+  const n = columns ? columns.time.length : rows!.length;
+  const out = new Float64Array(n * 6);
+  let prev = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const where = `candles["${symbol}"][${i}]`;
+    let t: number, o: number, h: number, l: number, c: number, v: number;
+    if (columns) {
+      t = columns.time[i]!;
+      o = columns.open[i]!;
+      h = columns.high[i]!;
+      l = columns.low[i]!;
+      c = columns.close[i]!;
+      v = columns.volume[i]!;
+    } else {
+      const r = rows![i]!;
+      t = toMs(r.time, where);
+      o = r.open;
+      h = r.high;
+      l = r.low;
+      c = r.close;
+      v = r.volume;
+    }
+    if (!(t > prev)) invalid(`${where}: candle times must be strictly ascending`);
+    if (!(o > 0 && h > 0 && l > 0 && c > 0 && o < Infinity && h < Infinity && l < Infinity && c < Infinity)) invalid(`${where}: prices must be positive finite numbers`);
+    if (!Number.isFinite(v)) invalid(`${where}: volume must be a finite number`);
+    prev = t;
+    const b = i * 6;
+    out[b] = t;
+    out[b + 1] = o;
+    out[b + 2] = h;
+    out[b + 3] = l;
+    out[b + 4] = c;
+    out[b + 5] = v;
+  }
+  return out;
+}
+
+function num(value: number | undefined, fallback: number, name: string, min: number, max: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !(v >= min && v <= max)) invalid(`${name} must be a number from ${min} to ${max}`);
+  return v;
+}
+
+/** Checks a job and packs it for the child. Throws `SandboxError('INVALID_JOB')`. */
+export function normalizeJob(job: BacktestJob): WireJob {
+  if (typeof job.source !== 'string') invalid('source must be a string');
+  const symbols = job.symbols ?? Object.keys(job.candles ?? {});
+  if (symbols.length === 0 || symbols.length > 100) invalid('give candles for 1 to 100 symbols');
+  if (new Set(symbols).size !== symbols.length) invalid('symbols must be unique');
+  const candles = symbols.map((s) => {
+    const input = job.candles?.[s];
+    if (!input) invalid(`no candles for symbol ${s}`);
+    return pack(s, input);
+  });
+  let first = Infinity;
+  for (const c of candles) if (c.length > 0) first = Math.min(first, c[0]!);
+  const startTime = job.startTime === undefined ? first : toMs(job.startTime, 'startTime');
+  const history = candles.map((c) => {
+    let h = 0;
+    while (h * 6 < c.length && c[h * 6]! < startTime) h++;
+    return h;
+  });
+  const traded = candles.reduce((sum, c, i) => sum + c.length / 6 - history[i]!, 0);
+  if (traded === 0) invalid('no candles at or after startTime');
+  const fees = job.fees ?? { maker: 0.0002, taker: 0.0005 };
+  const marketType = job.marketType ?? 'LINEAR';
+  if (marketType !== 'LINEAR' && marketType !== 'SPOT') invalid('marketType must be LINEAR or SPOT');
+  const leverage = num(job.leverage, 1, 'leverage', 1, 125);
+  if (marketType === 'SPOT' && leverage !== 1) invalid('SPOT backtests use leverage 1');
+  return {
+    source: job.source,
+    symbols,
+    candles,
+    history,
+    startTime,
+    fees: { maker: num(fees.maker, 0, 'fees.maker', -0.01, 0.1), taker: num(fees.taker, 0, 'fees.taker', 0, 0.1) },
+    leverage,
+    slippage: num(job.slippage, 0, 'slippage', 0, 0.1),
+    initialCapital: num(job.initialCapital, 10_000, 'initialCapital', 1e-9, 1e15),
+    params: job.params ?? {},
+    seed: num(job.seed, 1, 'seed', 0, 2 ** 32 - 1) >>> 0,
+    marketType,
+    maintenanceMarginRate: num(job.maintenanceMarginRate, 0.005, 'maintenanceMarginRate', 0, 0.5),
+  };
+}

@@ -1,0 +1,421 @@
+import { isStratboxError } from '../../errors/stratbox-error.js';
+import { createIndicator, type StreamingIndicator } from '../../indicators/create-indicator.js';
+import { indicatorSpecProblem, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
+import { TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
+import { openGuestSession, type GuestLimits, type GuestSession } from '../../sandbox/guest-session.js';
+import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
+import { createSourceLocator, mapStack, type SourceLocator } from '../../sandbox/source-map.js';
+import { compileStrategySource } from '../../sandbox/strategy-source.js';
+import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
+import type { WireJob } from './backtest-job.js';
+import { buyAndHold, symbolMetrics, type BacktestMetrics, type BacktestSymbolMetrics } from './metrics.js';
+
+/** Limits of one backtest in the child. */
+export interface EngineLimits extends GuestLimits {
+  /** Most indicator series one strategy may use (Bollinger counts 3). */
+  maxIndicators: number;
+}
+
+export interface RunHooks {
+  isCancelled(): boolean;
+  onProgress(processedBars: number, totalBars: number): void;
+}
+
+/** The compact result the child sends back; the parent turns it into contract shapes. */
+export interface RunOutput {
+  symbols: string[];
+  equityTimes: Float64Array;
+  equity: Float64Array;
+  /** `TRADE_FIELDS` numbers per trade: symbol, direction, entryTime, entryPrice, exitTime, exitPrice, quantity, pnl, fees, exit reason. */
+  trades: Float64Array;
+  logs: GuestLogLine[];
+  metrics: BacktestMetrics;
+  meta: StrategyMeta;
+  params: Record<string, ParamValue>;
+  bars: number;
+  cpuMs: number;
+}
+
+const MIN_BATCH = 256;
+const MAX_BATCH = 131_072;
+const TARGET_BATCH_MS = 40;
+
+/** Compiles the source and evaluates the module in the session; maps problems to INVALID_STRATEGY. */
+export function loadStrategy(session: GuestSession, source: string) {
+  let compiled;
+  try {
+    compiled = compileStrategySource(source);
+  } catch (error) {
+    if (isStratboxError(error)) throw new SandboxError('INVALID_STRATEGY', error.message, { details: error.details });
+    throw error;
+  }
+  const locator = createSourceLocator(compiled.mappings);
+  let ns;
+  try {
+    ns = session.loadModule(compiled.code);
+  } catch (error) {
+    if (error instanceof SandboxError && error.code === 'STRATEGY_ERROR') {
+      throw withSourceLocation(new SandboxError('STRATEGY_ERROR', `The strategy threw while loading: ${error.message}`, { details: error.details }), locator);
+    }
+    throw error;
+  }
+  const metaHandle = session.call('readMeta', ns);
+  const metaJson = session.vm.getString(metaHandle);
+  metaHandle.dispose();
+  let meta: StrategyMeta;
+  try {
+    meta = parseStrategyMeta(JSON.parse(metaJson));
+  } catch (error) {
+    if (isStratboxError(error)) throw new SandboxError('INVALID_STRATEGY', error.message, { details: error.details });
+    throw error;
+  }
+  return { ns, meta, exports: compiled.exports, locator };
+}
+
+/**
+ * Points a strategy error at the user's source: maps the guest stack trace through the source
+ * map, and appends the first location to the message ("... (line 12, column 5)").
+ */
+export function withSourceLocation(error: unknown, locator: SourceLocator | null): unknown {
+  if (!(error instanceof SandboxError) || !locator) return error;
+  const details = error.details as { stack?: unknown } | undefined;
+  if (!details || typeof details.stack !== 'string' || !details.stack) return error;
+  const stack = mapStack(details.stack, locator);
+  const first = /strategy\.ts:(\d+):(\d+)/.exec(stack);
+  const message = first && !/\(line \d+/.test(error.message) ? `${error.message} (line ${first[1]}, column ${first[2]})` : error.message;
+  const where = first ? { line: Number(first[1]), column: Number(first[2]) } : {};
+  return new SandboxError(error.code, message, { details: { ...details, ...where, stack }, logs: error.logs });
+}
+
+function mergeOrder(job: WireJob) {
+  const counts = job.candles.map((c, s) => c.length / 6 - job.history[s]!);
+  const total = counts.reduce((a, b) => a + b, 0);
+  const sym = new Uint16Array(total);
+  const pos = new Int32Array(total);
+  const heads = job.history.slice();
+  const ends = job.candles.map((c) => c.length / 6);
+  for (let k = 0; k < total; k++) {
+    let best = -1;
+    let bestTime = Infinity;
+    for (let s = 0; s < heads.length; s++) {
+      if (heads[s]! < ends[s]!) {
+        const t = job.candles[s]![heads[s]! * 6]!;
+        if (t < bestTime) {
+          bestTime = t;
+          best = s;
+        }
+      }
+    }
+    sym[k] = best;
+    pos[k] = heads[best]!;
+    heads[best]!++;
+  }
+  return { sym, pos, total };
+}
+
+interface HostIndicator {
+  s: number;
+  outputs: number;
+  state: StreamingIndicator;
+  last: Float64Array;
+}
+
+function logsFrom(json: string, into: GuestLogLine[]) {
+  const flat = JSON.parse(json) as (number | string)[];
+  for (let i = 0; i < flat.length; i += 2) into.push({ time: flat[i] as number, message: flat[i + 1] as string });
+}
+
+/**
+ * Runs one backtest inside a fresh QuickJS runtime: the guest runtime drives the candle loop,
+ * the host sends candles and indicator values in batches and collects equity marks and trades.
+ * Runs in the sandbox's child process. Rejects with a `SandboxError`.
+ */
+export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hooks: RunHooks): Promise<RunOutput> {
+  const { sym, pos, total } = mergeOrder(job);
+  const nSym = job.symbols.length;
+  const firstTime = job.candles[sym[0]!]![pos[0]! * 6]!;
+  const session = await openGuestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled });
+  const logs: GuestLogLine[] = [];
+  const drainLogs = () => {
+    const h = session.call('drainLogs');
+    logsFrom(session.vm.getString(h), logs);
+    h.dispose();
+  };
+  let locator: SourceLocator | null = null;
+  try {
+    const loaded = loadStrategy(session, job.source);
+    const { ns, meta } = loaded;
+    locator = loaded.locator;
+    let params: Record<string, ParamValue>;
+    try {
+      params = parseStrategyParams(meta.params, job.params);
+    } catch (error) {
+      if (isStratboxError(error)) throw new SandboxError('INVALID_PARAMS', error.message, { details: error.details });
+      throw error;
+    }
+
+    const vm = session.vm;
+    const indicators: HostIndicator[] = [];
+    const nextPos = job.history.slice();
+    let batchStart = 0;
+    let batchLen = 0;
+    const scratch = new Float64Array(3);
+
+    const fillBlock = (ind: HostIndicator, dst: Float64Array, base: number, start: number, n: number) => {
+      for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1)] = ind.last[o]!;
+      const candles = job.candles[ind.s]!;
+      for (let i = 0; i < n; i++) {
+        if (sym[start + i] === ind.s) {
+          const b = pos[start + i]! * 6;
+          ind.state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+          for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
+        }
+        for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1) + 1 + i] = ind.last[o]!;
+      }
+    };
+
+    const register = vm.newFunction('register', (kindH, sH, periodH, multH) => {
+      const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
+      const s = vm.getNumber(sH);
+      const spec = { kind: kind!, period: vm.getNumber(periodH), multiplier: vm.getNumber(multH) };
+      const problem = kind === undefined || !(s >= 0 && s < nSym) ? 'unknown indicator' : indicatorSpecProblem(spec);
+      if (problem) throw new TypeError(problem);
+      const state = createIndicator(spec);
+      const ind: HostIndicator = { s, outputs: state.outputs, state, last: new Float64Array(state.outputs).fill(NaN) };
+      const candles = job.candles[s]!;
+      for (let p = 0; p < nextPos[s]!; p++) {
+        const b = p * 6;
+        state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+        for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
+      }
+      const block = new Float64Array(ind.outputs * (batchLen + 1));
+      fillBlock(ind, block, 0, batchStart, batchLen);
+      indicators.push(ind);
+      return vm.newArrayBuffer(block.buffer);
+    });
+
+    const runCfg = {
+      symbols: job.symbols,
+      params,
+      warmup: meta.warmup ?? 0,
+      initialCapital: job.initialCapital,
+      maker: job.fees.maker,
+      taker: job.fees.taker,
+      leverage: job.leverage,
+      slippage: job.slippage,
+      maintenanceMarginRate: job.maintenanceMarginRate,
+      allowShort: job.marketType !== 'SPOT',
+      liquidation: job.marketType !== 'SPOT',
+      lastTimes: job.candles.map((c) => c[c.length - 6]!),
+      lastCloses: job.candles.map((c) => c[c.length - 2]!),
+      maxIndicators: limits.maxIndicators,
+    };
+    const cfgHandle = vm.newString(JSON.stringify(runCfg));
+    session.call('start', ns, register, cfgHandle).dispose();
+    cfgHandle.dispose();
+    ns.dispose();
+
+    const equityAll = new Float64Array(total);
+    const symEquityAll = nSym > 1 ? new Float64Array(total) : equityAll;
+    const flagsAll = new Uint8Array(total);
+    const tradeChunks: Float64Array[] = [];
+    const drainTrades = () => {
+      const h = session.call('drainTrades');
+      const life = vm.getArrayBuffer(h);
+      tradeChunks.push(new Float64Array(life.value.slice().buffer));
+      life.dispose();
+      h.dispose();
+    };
+
+    const warmup = meta.warmup ?? 0;
+    let batch = 512;
+    while (batchStart < total) {
+      if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The backtest was cancelled');
+      const n = Math.min(batch, total - batchStart);
+      batchLen = n;
+      const width = n * 7 + indicators.reduce((w, ind) => w + ind.outputs * (n + 1), 0);
+      const buf = new Float64Array(width);
+      for (let i = 0; i < n; i++) {
+        const s = sym[batchStart + i]!;
+        const src = job.candles[s]!;
+        const b = pos[batchStart + i]! * 6;
+        const d = i * 7;
+        buf[d] = src[b]!;
+        buf[d + 1] = src[b + 1]!;
+        buf[d + 2] = src[b + 2]!;
+        buf[d + 3] = src[b + 3]!;
+        buf[d + 4] = src[b + 4]!;
+        buf[d + 5] = src[b + 5]!;
+        // Candles before the warm-up count are sent with the symbol as -(s + 1): no onCandle for them.
+        buf[d + 6] = pos[batchStart + i]! + 1 >= warmup ? s : -1 - s;
+      }
+      let base = n * 7;
+      for (const ind of indicators) {
+        fillBlock(ind, buf, base, batchStart, n);
+        base += ind.outputs * (n + 1);
+      }
+      const started = performance.now();
+      const bufHandle = vm.newArrayBuffer(buf.buffer);
+      const nHandle = vm.newNumber(n);
+      const statusHandle = session.call('runBatch', bufHandle, nHandle);
+      bufHandle.dispose();
+      nHandle.dispose();
+      const status = vm.getNumber(statusHandle);
+      statusHandle.dispose();
+      if (status < 0) {
+        try {
+          drainLogs();
+        } catch {
+          // The logs are lost with the guest; the error matters more.
+        }
+        throw session.lastError();
+      }
+      const marksHandle = session.call('marks');
+      const life = vm.getArrayBuffer(marksHandle);
+      const marks = new Float64Array(life.value.slice().buffer);
+      life.dispose();
+      marksHandle.dispose();
+      equityAll.set(marks.subarray(0, n), batchStart);
+      if (nSym > 1) symEquityAll.set(marks.subarray(n, 2 * n), batchStart);
+      for (let i = 0; i < n; i++) flagsAll[batchStart + i] = marks[2 * n + i]!;
+      if (status & 1) drainTrades();
+      if (status & 2) drainLogs();
+      for (let i = 0; i < n; i++) nextPos[sym[batchStart + i]!]!++;
+      batchStart += n;
+      hooks.onProgress(batchStart, total);
+      const ms = performance.now() - started;
+      if (ms < TARGET_BATCH_MS / 2 && batch < MAX_BATCH) batch *= 2;
+      else if (ms > TARGET_BATCH_MS * 2 && batch > MIN_BATCH) batch = Math.max(MIN_BATCH, batch >> 1);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    register.dispose();
+
+    const finalHandle = session.call('finish');
+    if (vm.typeof(finalHandle) !== 'object') {
+      finalHandle.dispose();
+      throw session.lastError();
+    }
+    const finalLife = vm.getArrayBuffer(finalHandle);
+    const final = new Float64Array(finalLife.value.slice().buffer);
+    finalLife.dispose();
+    finalHandle.dispose();
+    drainTrades();
+    drainLogs();
+    const cpuMs = session.cpuMs();
+
+    // Final marks: positions closed at the last close, so the last points carry the closing fees.
+    const lastIndexOf = new Int32Array(nSym).fill(-1);
+    for (let i = total - 1, found = 0; i >= 0 && found < nSym; i--) {
+      if (lastIndexOf[sym[i]!] === -1) {
+        lastIndexOf[sym[i]!] = i;
+        found++;
+      }
+    }
+    if (nSym > 1) for (let s = 0; s < nSym; s++) if (lastIndexOf[s]! >= 0) symEquityAll[lastIndexOf[s]!] = final[1 + s]!;
+    equityAll[total - 1] = final[0]!;
+
+    // One equity point per distinct time: the mark after the last candle of that time.
+    const times = new Float64Array(total);
+    for (let i = 0; i < total; i++) times[i] = job.candles[sym[i]!]![pos[i]! * 6]!;
+    let points = 0;
+    for (let i = 0; i < total; i++) if (i === total - 1 || times[i + 1] !== times[i]) points++;
+    let equityTimes = times;
+    let equity = equityAll;
+    const inMarket = new Uint8Array(points);
+    if (points === total) {
+      for (let i = 0; i < total; i++) inMarket[i] = flagsAll[i]! & 1;
+    } else {
+      equityTimes = new Float64Array(points);
+      equity = new Float64Array(points);
+      for (let i = 0, k = 0; i < total; i++) {
+        if (i === total - 1 || times[i + 1] !== times[i]) {
+          equityTimes[k] = times[i]!;
+          equity[k] = equityAll[i]!;
+          inMarket[k] = flagsAll[i]! & 1;
+          k++;
+        }
+      }
+    }
+
+    let tradeCount = 0;
+    for (const c of tradeChunks) tradeCount += c.length / TRADE_FIELDS;
+    const trades = new Float64Array(tradeCount * TRADE_FIELDS);
+    let off = 0;
+    for (const c of tradeChunks) {
+      trades.set(c, off);
+      off += c.length;
+    }
+    const tradesOf = (s: number | null) => {
+      let count = 0;
+      for (let k = 0; k < tradeCount; k++) if (s === null || trades[k * TRADE_FIELDS] === s) count++;
+      const pnl = new Float64Array(count);
+      const fees = new Float64Array(count);
+      for (let k = 0, j = 0; k < tradeCount; k++) {
+        if (s === null || trades[k * TRADE_FIELDS] === s) {
+          pnl[j] = trades[k * TRADE_FIELDS + 7]!;
+          fees[j++] = trades[k * TRADE_FIELDS + 8]!;
+        }
+      }
+      return { pnl, fees };
+    };
+    const bhOf = (s: number) => {
+      const candles = job.candles[s]!;
+      const first = job.history[s]!;
+      const last = candles.length / 6 - 1;
+      return last >= first ? buyAndHold(candles[first * 6 + 4]!, candles[last * 6 + 4]!) : null;
+    };
+
+    const perSymbol: Record<string, BacktestSymbolMetrics> = {};
+    let metrics: BacktestMetrics;
+    if (nSym === 1) {
+      const m = symbolMetrics({ times: equityTimes, values: equity, initial: job.initialCapital, inMarket }, tradesOf(null), bhOf(0));
+      perSymbol[job.symbols[0]!] = m;
+      metrics = { ...m, perSymbol };
+    } else {
+      const bhs: number[] = [];
+      for (let s = 0; s < nSym; s++) {
+        let count = 0;
+        for (let i = 0; i < total; i++) if (sym[i] === s) count++;
+        const st = new Float64Array(count);
+        const sv = new Float64Array(count);
+        const sf = new Uint8Array(count);
+        for (let i = 0, k = 0; i < total; i++) {
+          if (sym[i] === s) {
+            st[k] = times[i]!;
+            sv[k] = symEquityAll[i]!;
+            sf[k++] = flagsAll[i]! & 2 ? 1 : 0;
+          }
+        }
+        const bh = bhOf(s);
+        if (bh !== null) bhs.push(bh);
+        perSymbol[job.symbols[s]!] = symbolMetrics({ times: st, values: sv, initial: job.initialCapital, inMarket: sf }, tradesOf(s), bh);
+      }
+      const overall = symbolMetrics(
+        { times: equityTimes, values: equity, initial: job.initialCapital, inMarket },
+        tradesOf(null),
+        bhs.length ? bhs.reduce((a, b) => a + b, 0) / bhs.length : null,
+      );
+      metrics = { ...overall, perSymbol };
+    }
+    return {
+      symbols: job.symbols,
+      equityTimes,
+      equity,
+      trades,
+      logs,
+      metrics,
+      meta,
+      params,
+      bars: total,
+      cpuMs,
+    };
+  } catch (caught) {
+    const error = withSourceLocation(caught, locator);
+    if (error instanceof SandboxError && error.logs.length === 0 && logs.length > 0) {
+      throw new SandboxError(error.code, error.message, { details: error.details, logs });
+    }
+    throw error;
+  } finally {
+    session.dispose();
+  }
+}

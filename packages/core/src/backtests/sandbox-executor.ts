@@ -1,0 +1,44 @@
+import type { SandboxPool } from '../sandbox/sandbox-pool.js';
+import { parseStrategyParams, type ParamSpec } from '../sandbox/strategy-meta.js';
+import type { BacktestExecutor, BacktestRunInput, StrategyInfo } from './backtest-executor.js';
+import { downsampleEquity } from './equity-downsample.js';
+
+/** The BacktestExecutor on the QuickJS sandbox pool. */
+export function createSandboxExecutor(pool: SandboxPool): BacktestExecutor {
+  return {
+    async inspect(source) {
+      const info = await pool.inspectStrategy(source);
+      return { timeframe: info.meta.timeframe, warmup: info.meta.warmup, params: info.meta.params };
+    },
+    checkParams(info: StrategyInfo, params) {
+      parseStrategyParams(info.params as Record<string, ParamSpec> | undefined, params);
+    },
+    async run(input: BacktestRunInput, { signal, onProgress }) {
+      const candles: Record<string, { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }> = {};
+      for (const s of input.series) candles[s.symbol] = s;
+      const result = await pool.runBacktest(
+        {
+          source: input.source,
+          candles,
+          symbols: input.series.map((s) => s.symbol),
+          ...(input.startTime === undefined ? {} : { startTime: input.startTime }),
+          fees: input.fees,
+          leverage: input.leverage,
+          slippage: input.slippage,
+          initialCapital: input.initialCapital,
+          params: input.params,
+          seed: input.seed,
+          marketType: input.marketType,
+        },
+        { signal, onProgress: (p) => onProgress(p.processedBars, p.totalBars) },
+      );
+      return {
+        equityCurve: downsampleEquity(result.series.times, result.series.equity),
+        trades: result.trades as unknown as Array<Record<string, unknown>>,
+        metrics: result.metrics as unknown as Record<string, unknown>,
+        computeMs: result.stats.cpuMs,
+      };
+    },
+    close: () => pool.close(),
+  };
+}

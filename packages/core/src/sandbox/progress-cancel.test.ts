@@ -1,0 +1,59 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { candlesOf, flat } from '../backtests/engine/test-fixtures.js';
+import { createSandboxPool, type BacktestProgress } from './sandbox-pool.js';
+import { SandboxError } from './sandbox-error.js';
+
+const pool = createSandboxPool({ size: 1, cpuTimeMs: 30_000, progressIntervalMs: 250 });
+afterAll(() => pool.close());
+
+const many = (n: number) => ({ 'BTC/USDT': candlesOf(Array.from({ length: n }, (_, i) => flat(100 + (i % 7)))) });
+/** About 50 microseconds of work per candle. */
+const SLOW = `export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 1500; i++) x += i; }`;
+
+describe('progress and cancel', () => {
+  it('reports progress a few times per second at most, and always a final report', async () => {
+    const reports: (BacktestProgress & { at: number })[] = [];
+    const started = performance.now();
+    const r = await pool.runBacktest({ source: SLOW, candles: many(40_000) }, { onProgress: (p) => reports.push({ ...p, at: performance.now() }) });
+    const seconds = (performance.now() - started) / 1000;
+    expect(r.stats.bars).toBe(40_000);
+    expect(reports.at(-1)).toMatchObject({ processedBars: 40_000, totalBars: 40_000, progress: 1 });
+    expect(reports.length).toBeGreaterThan(1);
+    expect(reports.length).toBeLessThanOrEqual(Math.ceil(seconds * 4) + 2);
+    for (let i = 1; i < reports.length; i++) expect(reports[i]!.processedBars).toBeGreaterThan(reports[i - 1]!.processedBars);
+  });
+
+  it('stops a running job within a second when cancelled, and runs the next job normally', async () => {
+    const controller = new AbortController();
+    const job = pool.runBacktest({ source: SLOW, candles: many(400_000) }, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const cancelledAt = performance.now();
+    controller.abort();
+    const error = (await job.catch((e: unknown) => e)) as SandboxError;
+    expect(error).toBeInstanceOf(SandboxError);
+    expect(error.code).toBe('CANCELLED');
+    expect(performance.now() - cancelledAt).toBeLessThan(1000);
+    const r = await pool.runBacktest({ source: `export function onCandle() {}`, candles: many(10) });
+    expect(r.stats.bars).toBe(10);
+  });
+
+  it('cancels a queued job at once', async () => {
+    const controller = new AbortController();
+    const first = pool.runBacktest({ source: SLOW, candles: many(20_000) });
+    const second = pool.runBacktest({ source: SLOW, candles: many(10) }, { signal: controller.signal });
+    controller.abort();
+    await expect(second).rejects.toMatchObject({ code: 'CANCELLED' });
+    await expect(first).resolves.toMatchObject({ stats: { bars: 20_000 } });
+  });
+
+  it('rejects a malformed job with INVALID_JOB without starting it', async () => {
+    const candles = { 'BTC/USDT': candlesOf([flat(1), flat(2)]).reverse() };
+    await expect(pool.runBacktest({ source: SLOW, candles })).rejects.toMatchObject({ code: 'INVALID_JOB' });
+  });
+
+  it('rejects jobs after close with POOL_CLOSED', async () => {
+    const other = createSandboxPool({ size: 1 });
+    await other.close();
+    await expect(other.runBacktest({ source: SLOW, candles: many(1) })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
+  });
+});

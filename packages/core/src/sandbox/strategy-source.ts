@@ -1,0 +1,99 @@
+import { buildSync, type Message } from 'esbuild';
+import { StratboxError } from '../errors/stratbox-error.js';
+
+/** A strategy source with its TypeScript types stripped, ready for the sandbox. */
+export interface CompiledStrategy {
+  /** Plain JavaScript ES module (types stripped, newer syntax lowered to what QuickJS runs). */
+  code: string;
+  /** Names the module exports. */
+  exports: string[];
+  /** Source map `mappings` from `code` back to the source (see `createSourceLocator`). */
+  mappings: string;
+}
+
+/** A problem found in a strategy source, with a 1-based line and column when known. */
+export interface SourceProblem {
+  path: 'source';
+  message: string;
+  line?: number;
+  column?: number;
+  lineText?: string;
+}
+
+const FILE = 'strategy.ts';
+
+function problemOf(message: Message): SourceProblem {
+  const loc = message.location;
+  if (!loc) return { path: 'source', message: message.text };
+  return { path: 'source', message: message.text, line: loc.line, column: loc.column + 1, lineText: loc.lineText.slice(0, 200) };
+}
+
+function fail(problems: SourceProblem[]): never {
+  const first = problems[0]!;
+  const where = first.line !== undefined ? ` at line ${first.line}, column ${first.column}` : '';
+  throw new StratboxError('VALIDATION_FAILED', `Strategy source${where}: ${first.message}`, problems);
+}
+
+function lineOf(source: string, needle: string): { line?: number; column?: number } {
+  const lines = source.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const col = lines[i]!.indexOf(needle);
+    if (col >= 0 && /\bimport\b/.test(lines[i]!)) return { line: i + 1, column: col + 1 };
+  }
+  return {};
+}
+
+/**
+ * Strips TypeScript types and checks the syntax with esbuild, without running any of the code.
+ * Throws `StratboxError('VALIDATION_FAILED')` (400) whose details list
+ * `{ path: 'source', message, line, column }` (1-based) for: a syntax error, an `import`
+ * (strategies are one self-contained module), or a missing `onCandle` export.
+ */
+export function compileStrategySource(source: string): CompiledStrategy {
+  if (typeof source !== 'string' || source.trim() === '') fail([{ path: 'source', message: 'The strategy source is empty' }]);
+  let result;
+  try {
+    result = buildSync({
+      stdin: { contents: source, loader: 'ts', sourcefile: FILE },
+      bundle: false,
+      write: false,
+      format: 'esm',
+      target: 'es2020',
+      platform: 'neutral',
+      metafile: true,
+      sourcemap: 'external',
+      outfile: 'strategy.js',
+      logLevel: 'silent',
+      charset: 'utf8',
+      legalComments: 'none',
+    });
+  } catch (error) {
+    const errors = (error as { errors?: Message[] }).errors;
+    if (Array.isArray(errors) && errors.length > 0) fail(errors.map(problemOf));
+    throw error;
+  }
+  const outputKey = Object.keys(result.metafile.outputs).find((k) => k.endsWith('.js'));
+  const output = outputKey ? result.metafile.outputs[outputKey] : undefined;
+  const code = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';
+  const mapText = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
+  const mappings = mapText ? ((JSON.parse(mapText) as { mappings?: string }).mappings ?? '') : '';
+  const exports = output?.exports ?? [];
+  const imports = output?.imports ?? [];
+  if (imports.length > 0) {
+    fail(imports.map((i) => ({ path: 'source', message: `Strategies cannot import modules (found "${i.path}"): the strategy is one self-contained module`, ...lineOf(source, i.path) })));
+  }
+  if (!exports.includes('onCandle')) {
+    fail([{ path: 'source', message: 'The strategy must export a function onCandle(ctx, candle)' }]);
+  }
+  return { code, exports, mappings };
+}
+
+/**
+ * Checks a strategy source on the host without running it: syntax (with line and column),
+ * no imports, an `onCandle` export. Throws `StratboxError('VALIDATION_FAILED')`. To also check
+ * `meta` (which needs the code to run), use `pool.inspectStrategy(source)`, which evaluates the
+ * module briefly inside the sandbox.
+ */
+export function checkStrategySource(source: string): void {
+  compileStrategySource(source);
+}

@@ -1,0 +1,42 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createStratboxClient } from '@stratbox/client';
+import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess } from './harness/server-process.js';
+
+describe('a server restart never leaves a backtest stuck in running', () => {
+  const data = tempDataDir();
+  const env = { DATA_DIR: data.dir };
+  let server: ServerProcess | undefined;
+  afterAll(async () => {
+    await server?.stop('SIGKILL');
+    data.remove();
+  });
+
+  it('re-queues the runs a crash interrupted and completes them after the restart', async () => {
+    server = await startServerProcess(env);
+    const user = await createUserWithCli('ops', env);
+    let client = createStratboxClient({ baseUrl: server.baseUrl, apiKey: user.apiKey });
+    const s = await client.strategies.create({ body: { name: 'busy', source: 'export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 300; i++) x += i; }' } });
+    const running = await client.backtests.create({ body: { strategyId: s.id, symbols: ['BTC/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-06-30', timeframe: '1m' } });
+    const queued = await client.backtests.create({ body: { strategyId: s.id, symbols: ['ETH/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-01-10', timeframe: '5m' } });
+    for (let i = 0; i < 400; i++) {
+      if ((await client.backtests.get({ params: { id: running.id } })).status === 'running') break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect((await client.backtests.get({ params: { id: running.id } })).status).toBe('running');
+
+    await server.stop('SIGKILL');
+    server = await startServerProcess(env);
+    client = createStratboxClient({ baseUrl: server.baseUrl, apiKey: user.apiKey });
+
+    for (const id of [running.id, queued.id]) {
+      let status = '';
+      for (let i = 0; i < 1200 && !['completed', 'failed', 'cancelled'].includes(status); i++) {
+        status = (await client.backtests.get({ params: { id } })).status;
+        if (status !== 'completed') await new Promise((r) => setTimeout(r, 50));
+      }
+      const final = await client.backtests.get({ params: { id } });
+      expect(final.status, JSON.stringify(final.error)).toBe('completed');
+      expect(final.metrics?.tradeCount).toBeTypeOf('number');
+    }
+  });
+});
