@@ -28,12 +28,6 @@ export interface StratboxLocals {
   errorCode?: string;
 }
 
-const asyncHandler =
-  (fn: (req: Request, res: Response) => Promise<void>): RequestHandler =>
-  (req, res, next) => {
-    fn(req, res).catch(next);
-  };
-
 /**
  * An Express 5 router serving every route of the Stratbox contract under `/api`. Mount it at
  * the root of any app: `app.use(createStratboxRouter(stratbox))`. For each request it
@@ -54,26 +48,27 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
     });
   }
 
-  const requireUser: RequestHandler = (req, res, next) => {
-    authenticate({ headers: req.headers }).then((caller) => {
-      if (!caller) return next(new StratboxError('UNAUTHENTICATED', 'Missing or invalid API key; send Authorization: Bearer <api key>'));
-      res.locals.userId = caller.userId;
-      next();
-    }, next);
-  };
-
   for (const [key, route] of orderedRoutes()) {
-    const chain: RequestHandler[] = [];
-    chain.push((_req, res, next) => {
-      res.locals.routeKey = key;
-      next();
-    });
-    if (route.auth !== 'webhook') chain.push(requireUser);
-    if (route.rawBody) chain.push(raw);
-    else if (route.body) chain.push(json);
-    chain.push(asyncHandler((req, res) => handle(stratbox, key, route, req, res)));
+    const parseBody = route.rawBody ? raw : route.body ? json : null;
+    const needsUser = route.auth !== 'webhook';
+    const run = (req: Request, res: Response, next: NextFunction) => {
+      handle(stratbox, key, route, req, res).catch(next);
+    };
+    const withBody = (req: Request, res: Response, next: NextFunction) => {
+      if (!parseBody) return run(req, res, next);
+      parseBody(req, res, (error?: unknown) => (error ? next(error) : run(req, res, next)));
+    };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    router[method](route.path, ...chain);
+    // One handler per route: authenticate, then read the body, then validate and call core.
+    router[method](route.path, (req, res, next) => {
+      res.locals.routeKey = key;
+      if (!needsUser) return withBody(req, res, next);
+      authenticate({ headers: req.headers }).then((caller) => {
+        if (!caller) return next(new StratboxError('UNAUTHENTICATED', 'Missing or invalid API key; send Authorization: Bearer <api key>'));
+        res.locals.userId = caller.userId;
+        withBody(req, res, next);
+      }, next);
+    });
   }
 
   router.all('/api/{*rest}', (req, _res, next) => {
@@ -117,7 +112,12 @@ async function handle(stratbox: Stratbox, key: RouteKey, route: RouteDef, req: R
     res.status(route.successStatus).end();
     return;
   }
-  res.status(route.successStatus).json(result);
+  // Written directly: API responses are not cached, so Express's ETag hashing of every body is skipped.
+  const payload = JSON.stringify(result);
+  res.status(route.successStatus);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.end(payload);
 }
 
 /** Routes without a query schema take no query parameters: any is a typo, so it is refused. */

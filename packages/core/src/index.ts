@@ -17,3 +17,8 @@ export * from './market-data/index.js';
 export * from './ports/market-data.js';
 export type { Job, JobHandler, JobQueue } from './ports/job-queue.js';
 export { createInProcessJobQueue } from './queue/in-process-job-queue.js';
+export * from './sandbox/index.js';
+export { createBacktestService, MAX_BACKTEST_BARS, type BacktestService } from './backtests/backtest-service.js';
+export { createBacktestWorker, type BacktestWorkerDeps } from './backtests/backtest-worker.js';
+export { createSandboxExecutor } from './backtests/sandbox-executor.js';
+export type { BacktestExecutor, BacktestRunInput, BacktestRunOutput, StrategyInfo as BacktestStrategyInfo } from './backtests/backtest-executor.js';
