@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { createJsonLogger, createStratbox } from '@stratbox/core';
 import { attachStratboxWs } from '@stratbox/adapter-ws';
 import { readConfig } from './config.js';
+import { loadMasterKey } from './master-key.js';
 import { createApp } from './create-app.js';
 import { openStore } from './open-store.js';
 
@@ -10,7 +11,7 @@ async function main() {
   const config = readConfig();
   const logger = createJsonLogger({ level: config.logLevel });
   const store = await openStore(config);
-  const stratbox = createStratbox({ store, logger });
+  const stratbox = createStratbox({ store, logger, masterKey: loadMasterKey(config) });
   await stratbox.start();
   const server = createServer(createApp(stratbox));
   server.requestTimeout = 30_000;

@@ -20,6 +20,11 @@ import { createBacktestWorker } from './backtests/backtest-worker.js';
 import { createSandboxExecutor } from './backtests/sandbox-executor.js';
 import { createSandboxPool, type SandboxPoolOptions } from './sandbox/sandbox-pool.js';
 import { checkStrategySource } from './sandbox/strategy-source.js';
+import { createBillingServices, type BillingConfig, type BillingServices } from './billing/create-billing-services.js';
+import { createMarketplaceServices, type MarketplaceServices } from './marketplace/create-marketplace-services.js';
+import type { SecretBox } from './ports/secret-box.js';
+import { createAesGcmSecretBox, generateMasterKey } from './credentials/index.js';
+import { createCredentialService, type CredentialService } from './credentials/credential-service.js';
 
 export interface StratboxConfig {
   /** Where records live. Default: an in-memory store (lost on exit); use @stratbox/store-kysely to persist. */
@@ -42,6 +47,16 @@ export interface StratboxConfig {
   sandbox?: SandboxPoolOptions;
   /** Runs strategy code. Default: the QuickJS sandbox pool. */
   executor?: BacktestExecutor;
+  /**
+   * The 32-byte master key that wraps exchange credentials' data keys (bytes or base64). Keep it
+   * outside the database. Without it (and without `secretBox`) a random key is made and
+   * credentials stored now cannot be opened after a restart.
+   */
+  masterKey?: Uint8Array | string;
+  /** Encrypts exchange credentials. Default: AES-256-GCM envelope encryption under `masterKey`. */
+  secretBox?: SecretBox;
+  /** The payment provider (default: local, offline) and changes to the plan table. */
+  billing?: BillingConfig;
   /** Backtests this process runs at once once `start()` is called (default 2; 0 runs none here). */
   workerConcurrency?: number;
 }
@@ -60,6 +75,9 @@ export interface Stratbox {
   /** Who may subscribe to which channel, and the snapshot a subscriber gets first. */
   readonly channels: ChannelService;
   readonly backtests: BacktestService;
+  readonly billing: BillingServices;
+  readonly credentials: CredentialService;
+  readonly marketplace: MarketplaceServices;
   readonly marketData: MarketData;
   readonly queue: JobQueue;
   /**
@@ -88,11 +106,26 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const events = config.events ?? createInProcessEventBus({ onHandlerError: (error, channel) => logger.error('Event handler failed', { channel, error: error instanceof Error ? error.message : String(error) }) });
   const queue = config.queue ?? createInProcessJobQueue();
   const marketData = config.marketData ?? createMarketData({ store, clock });
-  const backtests = createBacktestService({ store, clock, logger, events, queue, executor, strategies });
+  if (!config.secretBox && !config.masterKey) {
+    logger.warn('No masterKey given: exchange credentials stored now cannot be opened after a restart');
+  }
+  const secretBox = config.secretBox ?? createAesGcmSecretBox({ masterKey: config.masterKey ?? generateMasterKey() });
+  const credentials = createCredentialService({ store, clock, secretBox });
+  const billing = createBillingServices({ store, clock, logger, ...config.billing });
+  const marketplace = createMarketplaceServices({ store, clock, logger, billing });
+  const backtests = createBacktestService({
+    store, clock, logger, events, queue, executor,
+    beforeCreate: (userId) => billing.usage.reserveBacktest(userId),
+    afterCreateFailed: (userId) => billing.usage.releaseBacktest(userId),
+  });
   const channels = createChannelService({
     resolvers: createStoreChannelResolvers(store, { backtest: (userId, id) => backtests.finalEvent(userId, id), ...config.channelResolvers }),
   });
-  const worker = createBacktestWorker({ store, clock, logger, events, queue, executor, marketData, concurrency: config.workerConcurrency ?? 2 });
+  const worker = createBacktestWorker({
+    store, clock, logger, events, queue, executor, marketData,
+    concurrency: config.workerConcurrency ?? 2,
+    onCompute: (userId, ms) => billing.usage.addCompute(userId, ms),
+  });
   let started: Promise<void> | undefined;
   let closed = false;
   return {
@@ -102,10 +135,13 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     authenticate: config.authenticate ?? apiKeys.authenticate,
     strategies,
     users: { createUser: apiKeys.createUser, createApiKey: apiKeys.createApiKey },
-    api: createApiHandlers({ strategies, backtests, marketData }),
+    api: createApiHandlers({ strategies, backtests, marketData, billing, marketplace, credentials }),
     events,
     channels,
     backtests,
+    billing,
+    marketplace,
+    credentials,
     marketData,
     queue,
     start() {

@@ -22,3 +22,7 @@ export { createBacktestService, MAX_BACKTEST_BARS, type BacktestService } from '
 export { createBacktestWorker, type BacktestWorkerDeps } from './backtests/backtest-worker.js';
 export { createSandboxExecutor } from './backtests/sandbox-executor.js';
 export type { BacktestExecutor, BacktestRunInput, BacktestRunOutput, StrategyInfo as BacktestStrategyInfo } from './backtests/backtest-executor.js';
+export * from './billing/index.js';
+export * from './marketplace/index.js';
+export * from './credentials/index.js';
+export * from './exchanges/index.js';

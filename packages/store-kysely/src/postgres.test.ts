@@ -77,16 +77,32 @@ describePostgres('kysely postgres', () => {
           'api_keys',
           'backtest_results',
           'backtests',
+          'billing_customers',
           'candle_chunks',
+          'credentials',
           'deployments',
           'kysely_migration',
           'kysely_migration_lock',
+          'listing_tags',
+          'listings',
+          'local_invoices',
+          'orders',
+          'processed_events',
+          'purchases',
+          'reviews',
           'strategies',
           'strategy_versions',
+          'subscriptions',
+          'usage_counters',
           'users',
         ]);
         const migrations = await client.query(`select name from ${quoteIdentifier(schema)}.kysely_migration order by name`);
-        expect(migrations.rows).toEqual([{ name: '0001-initial' }, { name: '0002-backtests-and-candles' }]);
+        expect(migrations.rows).toEqual([
+          { name: '0001-initial' },
+          { name: '0002-backtests-and-candles' },
+          { name: '0003-credentials-and-orders' },
+          { name: '0004-marketplace-and-billing' },
+        ]);
       } finally {
         await client.end();
       }

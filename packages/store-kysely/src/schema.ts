@@ -11,6 +11,18 @@ export interface Database {
   backtests: BacktestsTable;
   backtest_results: BacktestResultsTable;
   candle_chunks: CandleChunksTable;
+  // Marketplace and billing (migration 0004)
+  listings: ListingsTable;
+  listing_tags: ListingTagsTable;
+  purchases: PurchasesTable;
+  reviews: ReviewsTable;
+  billing_customers: BillingCustomersTable;
+  subscriptions: SubscriptionsTable;
+  processed_events: ProcessedEventsTable;
+  usage_counters: UsageCountersTable;
+  local_invoices: LocalInvoicesTable;
+  credentials: CredentialsTable;
+  orders: OrdersTable;
 }
 
 export interface UsersTable {
@@ -119,4 +131,159 @@ export interface CandleChunksTable {
   count: number;
   /** `count` little-endian float64 sextuples: BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
   data: Uint8Array;
+}
+
+/** Exchange credentials; `secrets` are the SecretBox's sealed bytes. */
+export interface CredentialsTable {
+  id: string;
+  user_id: string;
+  exchange: string;
+  label: string;
+  /** 0 or 1. */
+  testnet: number;
+  key_hint: string;
+  /** BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
+  secrets: Uint8Array;
+  created_at: string;
+}
+
+/** Live orders of deployments; `client_order_id` is unique. */
+export interface OrdersTable {
+  id: string;
+  user_id: string;
+  deployment_id: string;
+  client_order_id: string;
+  exchange_order_id: string | null;
+  symbol: string;
+  side: string;
+  type: string;
+  quantity: number;
+  price: number | null;
+  stop_price: number | null;
+  /** 0 or 1. */
+  reduce_only: number;
+  status: string;
+  filled_quantity: number;
+  average_price: number | null;
+  fee: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/* ---- Marketplace and billing (migration 0004) ---- */
+
+/** Marketplace listings; `tags` is the JSON array as given, `listing_tags` the same tags for search. */
+export interface ListingsTable {
+  id: string;
+  seller_id: string;
+  strategy_id: string;
+  strategy_version: number;
+  name: string;
+  description: string;
+  /** `name.toLowerCase()`, for case-insensitive search. */
+  name_search: string;
+  /** `description.toLowerCase()`. */
+  description_search: string;
+  /** USD cents. */
+  price: number;
+  /** JSON array of lower-case tags. */
+  tags: string;
+  rating_sum: number;
+  review_count: number;
+  purchase_count: number;
+  /** `listed` or `unlisted`. */
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row per (listing, tag); deleted with the listing. */
+export interface ListingTagsTable {
+  listing_id: string;
+  tag: string;
+}
+
+/** Purchases; unique (buyer_id, listing_id). */
+export interface PurchasesTable {
+  id: string;
+  buyer_id: string;
+  listing_id: string;
+  seller_id: string;
+  strategy_id: string;
+  strategy_version: number;
+  price: number;
+  status: string;
+  checkout_session_id: string | null;
+  checkout_url: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+/** Reviews; unique (listing_id, reviewer_id). */
+export interface ReviewsTable {
+  id: string;
+  listing_id: string;
+  reviewer_id: string;
+  rating: number;
+  text: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user's customer at a payment provider; primary key (user_id, provider), unique (provider, customer_id). */
+export interface BillingCustomersTable {
+  user_id: string;
+  provider: string;
+  customer_id: string;
+  created_at: string;
+}
+
+/** One subscription per user. */
+export interface SubscriptionsTable {
+  user_id: string;
+  provider: string;
+  subscription_id: string;
+  customer_id: string | null;
+  tier: string;
+  status: string;
+  current_period_start: string | null;
+  current_period_end: string | null;
+  /** 0 or 1. */
+  cancel_at_period_end: number;
+  event_created_at: string;
+  updated_at: string;
+}
+
+/** Webhook events already processed; primary key (provider, event_id). */
+export interface ProcessedEventsTable {
+  provider: string;
+  event_id: string;
+  type: string;
+  received_at: string;
+}
+
+/** Usage per (user, billing period). */
+export interface UsageCountersTable {
+  user_id: string;
+  period_start: string;
+  period_end: string;
+  backtests: number;
+  compute_ms: number;
+  updated_at: string;
+}
+
+/** Invoices of the local billing provider. */
+export interface LocalInvoicesTable {
+  id: string;
+  user_id: string;
+  number: string;
+  status: string;
+  amount_due: number;
+  amount_paid: number;
+  currency: string;
+  description: string;
+  hosted_url: string | null;
+  pdf_url: string | null;
+  created_at: string;
 }

@@ -56,7 +56,12 @@ describe('kysely sqlite file', () => {
       });
     });
     const migrationsBefore = await first.db.selectFrom('kysely_migration' as any).select('name' as any).execute();
-    expect(migrationsBefore.map((m: any) => m.name)).toEqual(['0001-initial', '0002-backtests-and-candles']);
+    expect(migrationsBefore.map((m: any) => m.name)).toEqual([
+      '0001-initial',
+      '0002-backtests-and-candles',
+      '0003-credentials-and-orders',
+      '0004-marketplace-and-billing',
+    ]);
     await first.close();
 
     for (let i = 0; i < 2; i++) {

@@ -5,6 +5,9 @@ import type { StrategyService } from '../strategies/strategy-service.js';
 import type { BacktestService } from '../backtests/backtest-service.js';
 import type { MarketData, TimeframeName } from '../ports/market-data.js';
 import { candlePage } from '../market-data/candle-page.js';
+import type { BillingServices } from '../billing/create-billing-services.js';
+import type { MarketplaceServices } from '../marketplace/create-marketplace-services.js';
+import type { CredentialService } from '../credentials/credential-service.js';
 
 /** What a handler receives: the validated input and the authenticated caller. */
 export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
@@ -24,6 +27,9 @@ export interface ApiServices {
   strategies: StrategyService;
   backtests: BacktestService;
   marketData: MarketData;
+  billing: BillingServices;
+  marketplace: MarketplaceServices;
+  credentials: CredentialService;
 }
 
 function notImplemented(key: RouteKey): ApiHandler<RouteKey> {
@@ -48,6 +54,27 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'backtests.get': ({ userId, params }) => services.backtests.get(userId, params.id),
     'backtests.create': ({ userId, body }) => services.backtests.create(userId, body),
     'backtests.cancel': ({ userId, params }) => services.backtests.cancel(userId, params.id),
+    'credentials.list': ({ userId, query }) => services.credentials.list(userId, query),
+    'credentials.get': ({ userId, params }) => services.credentials.get(userId, params.id),
+    'credentials.create': ({ userId, body }) => services.credentials.create(userId, body),
+    'credentials.delete': ({ userId, params }) => services.credentials.delete(userId, params.id),
+    'marketplace.search': ({ userId, query }) => services.marketplace.listings.search(userId, query),
+    'marketplace.myListings': ({ userId, query }) => services.marketplace.listings.myListings(userId, query),
+    'marketplace.purchases': ({ userId, query }) => services.marketplace.purchases.list(userId, query),
+    'marketplace.get': ({ userId, params }) => services.marketplace.listings.get(userId, params.id),
+    'marketplace.create': ({ userId, body }) => services.marketplace.listings.create(userId, body),
+    'marketplace.update': ({ userId, params, body }) => services.marketplace.listings.update(userId, params.id, body),
+    'marketplace.unlist': ({ userId, params }) => services.marketplace.listings.unlist(userId, params.id),
+    'marketplace.purchase': ({ userId, params }) => services.marketplace.purchases.purchase(userId, params.id),
+    'marketplace.reviews': ({ userId, params, query }) => services.marketplace.reviews.list(userId, params.id, query),
+    'marketplace.review': ({ userId, params, body }) => services.marketplace.reviews.create(userId, params.id, body),
+    'marketplace.updateReview': ({ userId, params, body }) => services.marketplace.reviews.update(userId, params.id, params.reviewId, body),
+    'billing.subscription': ({ userId }) => services.billing.subscriptions.get(userId),
+    'billing.checkout': ({ userId, body }) => services.billing.subscriptions.checkout(userId, body.tier),
+    'billing.portal': ({ userId }) => services.billing.subscriptions.portal(userId),
+    'billing.usage': ({ userId }) => services.billing.usage.get(userId),
+    'billing.invoices': ({ userId, query }) => services.billing.subscriptions.invoices(userId, query),
+    'billing.webhook': ({ rawBody, headers }) => services.billing.events.handleWebhook(rawBody, headers),
     'marketData.candles': ({ query }) =>
       candlePage(services.marketData, { symbol: query.symbol, timeframe: query.timeframe as TimeframeName, startDate: query.startDate, endDate: query.endDate }, query),
   };

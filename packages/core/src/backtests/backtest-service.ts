@@ -7,7 +7,7 @@ import type { JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store } from '../ports/store.js';
-import type { StrategyService } from '../strategies/strategy-service.js';
+import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { BacktestExecutor } from './backtest-executor.js';
@@ -25,9 +25,10 @@ export interface BacktestServiceDeps {
   events: EventBus;
   queue: JobQueue;
   executor: BacktestExecutor;
-  strategies: StrategyService;
-  /** Called before a backtest is created, inside no transaction; throws to refuse (plan limits). */
+  /** Called before a backtest is created; throws to refuse (plan limits). */
   beforeCreate?: (userId: string) => Promise<void>;
+  /** Called when a backtest that `beforeCreate` admitted could not be created after all. */
+  afterCreateFailed?: (userId: string) => Promise<void>;
 }
 
 export type BacktestService = ReturnType<typeof createBacktestService>;
@@ -36,7 +37,23 @@ const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
 
 /** Backtests: queued on create, run by a worker (see `createBacktestWorker`), cancellable. */
 export function createBacktestService(deps: BacktestServiceDeps) {
-  const { store, clock, events, queue, executor, strategies } = deps;
+  const { store, clock, events, queue, executor } = deps;
+
+  /**
+   * Errors about a strategy the caller may only run (a bought listing) lose their details and
+   * get a generic message: syntax problems quote source lines.
+   */
+  async function guarded<T>(canReadSource: boolean, work: () => Promise<T> | T): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (canReadSource || !(error instanceof StratboxError)) throw error;
+      if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
+        throw new StratboxError('VALIDATION_FAILED', error.message, (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })));
+      }
+      throw new StratboxError(error.code, 'The purchased strategy cannot run with this request');
+    }
+  }
 
   async function load(userId: string, id: string): Promise<BacktestRecord> {
     const record = await store.backtests.findById(userId, id);
@@ -46,9 +63,10 @@ export function createBacktestService(deps: BacktestServiceDeps) {
 
   return {
     async create(userId: string, body: z.output<typeof CreateBacktestBody>) {
-      const strategy = await strategies.get(userId, body.strategyId);
-      const info = await executor.inspect(strategy.source);
-      executor.checkParams(info, body.params);
+      const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
+      const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
+      const info = await guarded(runnable.canReadSource, () => executor.inspect(source));
+      await guarded(runnable.canReadSource, () => executor.checkParams(info, body.params));
       const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
       const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
       const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;
@@ -65,8 +83,8 @@ export function createBacktestService(deps: BacktestServiceDeps) {
       const record: BacktestRecord = {
         id: newId('backtest'),
         userId,
-        strategyId: strategy.id,
-        strategyVersion: strategy.version,
+        strategyId: runnable.strategyId,
+        strategyVersion: runnable.version,
         status: 'queued',
         progress: 0,
         processedBars: 0,
@@ -75,7 +93,7 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         startDate: body.startDate,
         endDate: body.endDate,
         timeframe,
-        marketType: body.marketType ?? strategy.marketType,
+        marketType: body.marketType ?? runnable.marketType,
         fees: body.fees,
         leverage: body.leverage,
         slippage: body.slippage,
@@ -89,7 +107,12 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         finishedAt: null,
         error: null,
       };
-      await store.backtests.insert(record);
+      try {
+        await store.backtests.insert(record);
+      } catch (error) {
+        await deps.afterCreateFailed?.(userId);
+        throw error;
+      }
       await queue.enqueue({ name: BACKTEST_JOB, id: record.id, payload: {} });
       return toBacktestSummary(record);
     },

@@ -8,6 +8,7 @@ import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/mark
 import type { BacktestRecord, Store } from '../ports/store.js';
 import type { BacktestExecutor } from './backtest-executor.js';
 import { BACKTEST_JOB } from './backtest-service.js';
+import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
 
 export interface BacktestWorkerDeps {
@@ -59,9 +60,11 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     if (!started) return; // cancelled, or another worker took it
     const record = (await store.backtests.transition(job.id, ['running'], { attempts: started.attempts + 1 })) ?? started;
     events.publish(`backtest:${record.id}:progress`, toProgressEvent(record));
+    let ownsSource = false;
     try {
-      const version = await store.strategies.getVersion(record.userId, record.strategyId, record.strategyVersion);
+      const version = await loadRunnableSource(store, record.userId, record.strategyId, record.strategyVersion).catch(() => null);
       if (!version) throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
+      ownsSource = version.userId === record.userId;
       const info = await executor.inspect(version.source);
       const timeframe = record.timeframe as TimeframeName;
       const warmupDays = Math.ceil(((info.warmup ?? 0) * TIMEFRAME_MS[timeframe]) / 86_400_000);
@@ -119,7 +122,8 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       await deps.onCompute?.(record.userId, output.computeMs);
     } catch (error) {
       if (signal.aborted) return; // cancelled (the service published the final state) or shutting down
-      const failure = runError(error);
+      // A bought strategy's failure must not quote its code (run-only licence): keep the code only.
+      const failure = ownsSource || (error as { code?: string }).code === 'DATA_NOT_FOUND' || isStratboxError(error) ? runError(error) : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
       if (failure.code === 'INTERNAL') logger.error('backtest failed', { backtestId: record.id, error: String(error) });
       const failed = await store.backtests.transition(record.id, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() });
       if (failed) events.publish(`backtest:${record.id}:progress`, toProgressEvent(failed));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DateOnly, MarketSymbol, MarketType, NextCursor, PageQuery, ParamMap, Timeframe, Timestamp } from './common.js';
-import { BacktestId, StrategyId } from './ids.js';
+import { BacktestId, ListingId, StrategyId } from './ids.js';
 
 export const BacktestStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
 export type BacktestStatus = z.infer<typeof BacktestStatus>;
@@ -12,7 +12,7 @@ export const Fees = z.strictObject({
 
 export const CreateBacktestBody = z
   .strictObject({
-    strategyId: StrategyId,
+    strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
     symbols: z.array(MarketSymbol).min(1).max(20),
     startDate: DateOnly,
     endDate: DateOnly,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MarketSymbol, NextCursor, PageQuery, ParamMap, Timestamp } from './common.js';
 import { RunError } from './backtests.js';
-import { CredentialId, DeploymentId, OrderId, StrategyId } from './ids.js';
+import { CredentialId, DeploymentId, ListingId, OrderId, StrategyId } from './ids.js';
 
 export const DeploymentStatus = z.enum(['starting', 'running', 'stopping', 'stopped', 'failed']);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
@@ -9,7 +9,7 @@ export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 export const ACTIVE_DEPLOYMENT_STATUSES = ['starting', 'running', 'stopping'] as const satisfies readonly DeploymentStatus[];
 
 export const CreateDeploymentBody = z.strictObject({
-  strategyId: StrategyId,
+  strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
   credentialId: CredentialId,
   symbols: z.array(MarketSymbol).min(1).max(20),
   params: ParamMap.default({}),

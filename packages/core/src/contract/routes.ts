@@ -121,6 +121,10 @@ export const routes = {
   // ---- marketplace ----
   'marketplace.search': defineRoute({
     method: 'GET', path: '/api/marketplace', summary: 'Browse listings: `search` on name/description, `tags` all required',
+    description:
+      'Listed listings of every seller, newest first (`limit` 1-200, default 50; `cursor` from `nextCursor`). `search` is a ' +
+      'case-insensitive substring of the name or the description (`%` and `_` match themselves). `tags` is a comma-separated list ' +
+      '(at most 10, case-insensitive); a listing must carry all of them. Given both, both apply. Prices are USD cents.',
     query: M.SearchListingsQuery, successStatus: 200, response: M.ListingList, errors: [],
   }),
   'marketplace.myListings': defineRoute({
@@ -149,6 +153,11 @@ export const routes = {
   }),
   'marketplace.purchase': defineRoute({
     method: 'POST', path: '/api/marketplace/:id/purchase', summary: 'Buy a run-only licence for the listing',
+    description:
+      'A free listing is bought at once (`completed`). A paid one is `pending` with a `checkoutUrl` until the payment provider ' +
+      'confirms it (the embedded local provider confirms at once). The licence lets the buyer backtest and deploy the listed ' +
+      'strategy version, by listing id or strategy id, but never read its source. Own listing: 403; bought already (or paying): ' +
+      '409; payment provider down: 503 and nothing is recorded.',
     params: listingParams, body: M.PurchaseBody, successStatus: 201, response: M.Purchase,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'CONFLICT', 'UNAVAILABLE'],
   }),
@@ -158,6 +167,9 @@ export const routes = {
   }),
   'marketplace.review': defineRoute({
     method: 'POST', path: '/api/marketplace/:id/reviews', summary: 'Review a listing you bought (one per buyer)',
+    description:
+      'Only buyers (a completed purchase) may review (others: 403), once (a second: 409; edit with PUT). `text` is stored and ' +
+      'returned exactly as given: clients must escape it when rendering. The listing\'s `averageRating` and `reviewCount` change with the review.',
     params: listingParams, body: M.ReviewBody, successStatus: 201, response: M.Review,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'CONFLICT'],
   }),
@@ -182,6 +194,10 @@ export const routes = {
   }),
   'billing.usage': defineRoute({
     method: 'GET', path: '/api/billing/usage', summary: 'Usage counters of the current billing period',
+    description:
+      '`compute`: CPU-seconds of sandboxed execution (backtests and deployments) this period; `backtests`: backtests started this ' +
+      'period; `deployments`: deployments active now. The period is the subscription\'s current period, or the calendar month (UTC) ' +
+      'on the free plan; counters reset each period. Limits come from the plan table (free / pro / team).',
     successStatus: 200, response: Bi.Usage, errors: [],
   }),
   'billing.invoices': defineRoute({
@@ -190,6 +206,9 @@ export const routes = {
   }),
   'billing.webhook': defineRoute({
     method: 'POST', path: '/api/billing/webhook', summary: "The payment provider's webhook (signature-authenticated)",
+    description:
+      'The raw body, verified with the provider\'s signature (Stripe: `Stripe-Signature`, 300 s tolerance); a missing or bad ' +
+      'signature is a 400. Each event id is processed once; an event older than the stored state never moves a subscription back.',
     auth: 'webhook', rawBody: true, successStatus: 200, response: Bi.WebhookAck, errors: [],
   }),
 } as const;

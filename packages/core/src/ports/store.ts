@@ -1,5 +1,18 @@
 import type { DeploymentStatus } from '../contract/deployments.js';
 import type { BacktestStatus } from '../contract/backtests.js';
+import type { SealedSecret } from './secret-box.js';
+import type {
+  BillingCustomerRepository,
+  ListingRepository,
+  LocalInvoiceRepository,
+  ProcessedEventRepository,
+  PurchaseRepository,
+  ReviewRepository,
+  SubscriptionRepository,
+  UsageCounterRepository,
+} from './store-marketplace-billing.js';
+
+export * from './store-marketplace-billing.js';
 
 /*
  * The Store port: every repository core needs, plus transactions. Implementations:
@@ -215,6 +228,106 @@ export interface CandleRepository {
   listSources(symbol: string, timeframe: string): Promise<string[]>;
 }
 
+/** A stored exchange credential. Its secrets are sealed; only `keyHint` of the key is in clear. */
+export interface CredentialRecord {
+  id: string;
+  userId: string;
+  /** A ccxt exchange id, or `paper`. */
+  exchange: string;
+  label: string;
+  testnet: boolean;
+  /** The last 4 characters of the API key. */
+  keyHint: string;
+  /**
+   * `{ apiKey, secret, password? }` as JSON, sealed by the SecretBox with aad
+   * `credential:<id>:<userId>`. Stored as the exact bytes given.
+   */
+  secrets: SealedSecret;
+  createdAt: string;
+}
+
+export interface CredentialRepository {
+  /** Inserts a credential; throws if the id exists. */
+  insert(credential: CredentialRecord): Promise<void>;
+  /**
+   * The user's credential, or null. With `forUpdate` inside a transaction, the row stays locked
+   * against other transactions' writes until this one ends (as `strategies.findById`).
+   */
+  findById(userId: string, id: string, options?: { forUpdate?: boolean }): Promise<CredentialRecord | null>;
+  /** The user's credentials, newest first. */
+  list(userId: string, page: PageRequest): Promise<CredentialRecord[]>;
+  /** Deletes the user's credential; false if there is no such credential. */
+  delete(userId: string, id: string): Promise<boolean>;
+}
+
+export type OrderRecordStatus = 'pending' | 'open' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected';
+
+/**
+ * Statuses of an order that may still change on the exchange: `pending` (written, sent or
+ * about to be, not yet acknowledged), `open` and `partially_filled`.
+ */
+export const OPEN_ORDER_STATUSES = ['pending', 'open', 'partially_filled'] as const satisfies readonly OrderRecordStatus[];
+
+/**
+ * A live order of a deployment. It is inserted with status `pending` BEFORE it is sent to the
+ * exchange, under a unique `clientOrderId` the exchange also gets, so an order whose sending
+ * was interrupted (crash, timeout) is found again by that id and never sent twice.
+ */
+export interface OrderRecord {
+  /** `ord_...` */
+  id: string;
+  userId: string;
+  deploymentId: string;
+  /** Unique across all orders; sent to the exchange with the order. */
+  clientOrderId: string;
+  /** The exchange's id, once acknowledged. */
+  exchangeOrderId: string | null;
+  symbol: string;
+  side: 'buy' | 'sell';
+  type: 'market' | 'limit' | 'stop';
+  quantity: number;
+  /** Limit price; null for market and stop orders. */
+  price: number | null;
+  /** Trigger price of a stop order; null otherwise. */
+  stopPrice: number | null;
+  reduceOnly: boolean;
+  status: OrderRecordStatus;
+  filledQuantity: number;
+  averagePrice: number | null;
+  fee: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Fields that change as the exchange reports on an order. */
+export type OrderPatch = Partial<Pick<OrderRecord, 'exchangeOrderId' | 'status' | 'filledQuantity' | 'averagePrice' | 'fee' | 'updatedAt'>>;
+
+export interface OrderRepository {
+  /** Inserts an order; throws if the id or the clientOrderId exists (the first is kept). */
+  insert(order: OrderRecord): Promise<void>;
+  /** The user's order, or null. */
+  findById(userId: string, id: string): Promise<OrderRecord | null>;
+  /**
+   * The order with this client order id, or null. Not scoped to a user: for the deployment
+   * supervisor, which resolves orders by the id the exchange echoes back.
+   */
+  findByClientOrderId(clientOrderId: string): Promise<OrderRecord | null>;
+  /** The orders of the user's deployment, newest first; empty if the deployment is not the user's. */
+  listByDeployment(userId: string, deploymentId: string, page: PageRequest): Promise<OrderRecord[]>;
+  /**
+   * The deployment's orders in an open status (`OPEN_ORDER_STATUSES`), oldest first. Not scoped
+   * to a user: for the supervisor's reconciliation.
+   */
+  listOpen(deploymentId: string): Promise<OrderRecord[]>;
+  /**
+   * Applies `patch` (undefined fields are not changed) and returns the updated order, or null
+   * if there is no such order. With `expectedStatus`, applies it only if the order's status is
+   * currently one of them, atomically (compare-and-set: of two concurrent updates from the same
+   * status, exactly one wins), and returns null otherwise. Not scoped to a user.
+   */
+  update(id: string, patch: OrderPatch, options?: { expectedStatus?: readonly OrderRecordStatus[] }): Promise<OrderRecord | null>;
+}
+
 /** The repositories, as seen inside or outside a transaction. */
 export interface StoreRepositories {
   users: UserRepository;
@@ -223,6 +336,18 @@ export interface StoreRepositories {
   deployments: DeploymentRepository;
   backtests: BacktestRepository;
   candles: CandleRepository;
+  // Live trading (credentials and orders)
+  credentials: CredentialRepository;
+  orders: OrderRepository;
+  // Marketplace and billing (see store-marketplace-billing.ts)
+  listings: ListingRepository;
+  purchases: PurchaseRepository;
+  reviews: ReviewRepository;
+  billingCustomers: BillingCustomerRepository;
+  subscriptions: SubscriptionRepository;
+  processedEvents: ProcessedEventRepository;
+  usageCounters: UsageCounterRepository;
+  localInvoices: LocalInvoiceRepository;
 }
 
 export interface Store extends StoreRepositories {

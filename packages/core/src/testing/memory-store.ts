@@ -12,6 +12,13 @@ import type {
   UserRecord,
 } from '../ports/store.js';
 import { ACTIVE_DEPLOYMENT_STATUSES } from '../contract/deployments.js';
+import {
+  cloneMarketplaceBillingState,
+  emptyMarketplaceBillingState,
+  memoryMarketplaceBillingRepositories,
+  type MarketplaceBillingState,
+} from './memory-marketplace-billing.js';
+import { cloneLiveTradingState, emptyLiveTradingState, memoryLiveTradingRepositories, type LiveTradingState } from './memory-live-trading.js';
 
 interface State {
   users: Map<string, UserRecord>;
@@ -24,6 +31,10 @@ interface State {
   backtestResults: Map<string, BacktestResultRecord>;
   /** By `chunkKey`. */
   candles: Map<string, CandleChunkRecord>;
+  /** Listings, purchases, reviews, subscriptions, usage... (memory-marketplace-billing.ts). */
+  marketplaceBilling: MarketplaceBillingState;
+  /** Credentials and live orders (memory-live-trading.ts). */
+  liveTrading: LiveTradingState;
 }
 
 const emptyState = (): State => ({
@@ -35,6 +46,8 @@ const emptyState = (): State => ({
   backtests: new Map(),
   backtestResults: new Map(),
   candles: new Map(),
+  marketplaceBilling: emptyMarketplaceBillingState(),
+  liveTrading: emptyLiveTradingState(),
 });
 
 /**
@@ -51,6 +64,8 @@ const cloneState = (s: State): State => ({
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
   candles: new Map(s.candles),
+  marketplaceBilling: cloneMarketplaceBillingState(s.marketplaceBilling),
+  liveTrading: cloneLiveTradingState(s.liveTrading),
 });
 
 const versionKey = (strategyId: string, version: number) => `${strategyId}#${version}`;
@@ -96,6 +111,14 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     return result;
   };
   return {
+    ...memoryMarketplaceBillingRepositories(
+      () => get().marketplaceBilling,
+      (change) => write((state) => change(state.marketplaceBilling)),
+    ),
+    ...memoryLiveTradingRepositories(
+      () => get().liveTrading,
+      (change) => write((state) => change(state.liveTrading)),
+    ),
     users: {
       async insert(user) {
         const value = structuredClone(user);

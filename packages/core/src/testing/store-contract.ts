@@ -14,6 +14,8 @@ import type {
   StrategyRecord,
   StrategyVersionRecord,
 } from '../ports/store.js';
+import { describeLiveTradingContract } from './store-contract-live-trading.js';
+import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -1311,6 +1313,12 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(await store.candles.listSources(`${key.symbol}3`, key.timeframe)).toEqual([]);
       });
     });
+
+    // Credentials and live orders (store-contract-live-trading.ts).
+    describeLiveTradingContract(() => ({ store, userId, otherUserId }));
+
+    // Marketplace and billing (store-contract-marketplace-billing.ts).
+    describeMarketplaceBillingContract(() => ({ store, userId, otherUserId }));
 
     describe('transactions', () => {
       it('commits every write when fn resolves, and returns its value', async () => {

@@ -2,6 +2,8 @@ import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../dialect-name.js';
 import { initialMigration } from './0001-initial.js';
 import { backtestsAndCandlesMigration } from './0002-backtests-and-candles.js';
+import { credentialsAndOrdersMigration } from './0003-credentials-and-orders.js';
+import { marketplaceAndBillingMigration } from './0004-marketplace-and-billing.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -13,6 +15,8 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
       return {
         '0001-initial': initialMigration(dialect),
         '0002-backtests-and-candles': backtestsAndCandlesMigration(dialect),
+        '0003-credentials-and-orders': credentialsAndOrdersMigration(dialect),
+        '0004-marketplace-and-billing': marketplaceAndBillingMigration(dialect),
       };
     },
   };

@@ -2,7 +2,19 @@ import type { StoreRepositories } from '@stratbox/core';
 import { createApiKeyRepository } from './api-keys.js';
 import { createBacktestRepository } from './backtests.js';
 import { createCandleRepository } from './candles.js';
+import { createCredentialRepository } from './credentials.js';
 import { createDeploymentRepository } from './deployments.js';
+import { createOrderRepository } from './orders.js';
+import {
+  createBillingCustomerRepository,
+  createLocalInvoiceRepository,
+  createProcessedEventRepository,
+  createSubscriptionRepository,
+  createUsageCounterRepository,
+} from './billing.js';
+import { createListingRepository } from './listings.js';
+import { createPurchaseRepository } from './purchases.js';
+import { createReviewRepository } from './reviews.js';
 import type { QueryContext } from './query-context.js';
 import { createStrategyRepository } from './strategies.js';
 import { createUserRepository } from './users.js';
@@ -16,5 +28,16 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     deployments: createDeploymentRepository(context),
     backtests: createBacktestRepository(context),
     candles: createCandleRepository(context),
+    credentials: createCredentialRepository(context),
+    orders: createOrderRepository(context),
+    // Marketplace and billing
+    listings: createListingRepository(context),
+    purchases: createPurchaseRepository(context),
+    reviews: createReviewRepository(context),
+    billingCustomers: createBillingCustomerRepository(context),
+    subscriptions: createSubscriptionRepository(context),
+    processedEvents: createProcessedEventRepository(context),
+    usageCounters: createUsageCounterRepository(context),
+    localInvoices: createLocalInvoiceRepository(context),
   };
 }

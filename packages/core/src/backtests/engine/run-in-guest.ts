@@ -5,7 +5,7 @@ import { TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
 import { openGuestSession, type GuestLimits, type GuestSession } from '../../sandbox/guest-session.js';
 import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
 import { createSourceLocator, mapStack, type SourceLocator } from '../../sandbox/source-map.js';
-import { compileStrategySource } from '../../sandbox/strategy-source.js';
+import { compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireJob } from './backtest-job.js';
 import { buyAndHold, symbolMetrics, type BacktestMetrics, type BacktestSymbolMetrics } from './metrics.js';
@@ -41,10 +41,10 @@ const MAX_BATCH = 131_072;
 const TARGET_BATCH_MS = 40;
 
 /** Compiles the source and evaluates the module in the session; maps problems to INVALID_STRATEGY. */
-export function loadStrategy(session: GuestSession, source: string) {
+export async function loadStrategy(session: GuestSession, source: string) {
   let compiled;
   try {
-    compiled = compileStrategySource(source);
+    compiled = await compileStrategySourceAsync(source);
   } catch (error) {
     if (isStratboxError(error)) throw new SandboxError('INVALID_STRATEGY', error.message, { details: error.details });
     throw error;
@@ -92,6 +92,11 @@ function mergeOrder(job: WireJob) {
   const total = counts.reduce((a, b) => a + b, 0);
   const sym = new Uint16Array(total);
   const pos = new Int32Array(total);
+  if (job.candles.length === 1) {
+    const first = job.history[0]!;
+    for (let k = 0; k < total; k++) pos[k] = first + k;
+    return { sym, pos, total };
+  }
   const heads = job.history.slice();
   const ends = job.candles.map((c) => c.length / 6);
   for (let k = 0; k < total; k++) {
@@ -143,7 +148,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
   };
   let locator: SourceLocator | null = null;
   try {
-    const loaded = loadStrategy(session, job.source);
+    const loaded = await loadStrategy(session, job.source);
     const { ns, meta } = loaded;
     locator = loaded.locator;
     let params: Record<string, ParamValue>;
@@ -162,12 +167,27 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const scratch = new Float64Array(3);
 
     const fillBlock = (ind: HostIndicator, dst: Float64Array, base: number, start: number, n: number) => {
-      for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1)] = ind.last[o]!;
       const candles = job.candles[ind.s]!;
+      const { state, s } = ind;
+      if (ind.outputs === 1) {
+        let last = ind.last[0]!;
+        dst[base] = last;
+        for (let i = 0; i < n; i++) {
+          if (sym[start + i] === s) {
+            const b = pos[start + i]! * 6;
+            state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+            last = scratch[0]!;
+          }
+          dst[base + 1 + i] = last;
+        }
+        ind.last[0] = last;
+        return;
+      }
+      for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1)] = ind.last[o]!;
       for (let i = 0; i < n; i++) {
-        if (sym[start + i] === ind.s) {
+        if (sym[start + i] === s) {
           const b = pos[start + i]! * 6;
-          ind.state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+          state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
           for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
         }
         for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1) + 1 + i] = ind.last[o]!;
@@ -229,30 +249,39 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
 
     const warmup = meta.warmup ?? 0;
     let batch = 512;
+    let buf = new Float64Array(0);
     while (batchStart < total) {
       if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The backtest was cancelled');
       const n = Math.min(batch, total - batchStart);
       batchLen = n;
-      const width = n * 7 + indicators.reduce((w, ind) => w + ind.outputs * (n + 1), 0);
-      const buf = new Float64Array(width);
-      for (let i = 0; i < n; i++) {
-        const s = sym[batchStart + i]!;
-        const src = job.candles[s]!;
-        const b = pos[batchStart + i]! * 6;
-        const d = i * 7;
-        buf[d] = src[b]!;
-        buf[d + 1] = src[b + 1]!;
-        buf[d + 2] = src[b + 2]!;
-        buf[d + 3] = src[b + 3]!;
-        buf[d + 4] = src[b + 4]!;
-        buf[d + 5] = src[b + 5]!;
-        // Candles before the warm-up count are sent with the symbol as -(s + 1): no onCandle for them.
-        buf[d + 6] = pos[batchStart + i]! + 1 >= warmup ? s : -1 - s;
+      const indWidth = indicators.reduce((w, ind) => w + ind.outputs * (n + 1), 0);
+      const width = n * 7 + indWidth;
+      if (buf.length !== width) buf = new Float64Array(width);
+      if (nSym === 1) {
+        const p0 = pos[batchStart]!;
+        buf.set(job.candles[0]!.subarray(p0 * 6, (p0 + n) * 6));
+      } else {
+        for (let i = 0; i < n; i++) {
+          const src = job.candles[sym[batchStart + i]!]!;
+          const b = pos[batchStart + i]! * 6;
+          const d = i * 6;
+          buf[d] = src[b]!;
+          buf[d + 1] = src[b + 1]!;
+          buf[d + 2] = src[b + 2]!;
+          buf[d + 3] = src[b + 3]!;
+          buf[d + 4] = src[b + 4]!;
+          buf[d + 5] = src[b + 5]!;
+        }
       }
-      let base = n * 7;
+      let base = n * 6;
       for (const ind of indicators) {
         fillBlock(ind, buf, base, batchStart, n);
         base += ind.outputs * (n + 1);
+      }
+      // Candles before the warm-up count are sent with the symbol as -(s + 1): no onCandle for them.
+      for (let i = 0; i < n; i++) {
+        const s = sym[batchStart + i]!;
+        buf[base + i] = pos[batchStart + i]! + 1 >= warmup ? s : -1 - s;
       }
       const started = performance.now();
       const bufHandle = vm.newArrayBuffer(buf.buffer);
@@ -277,10 +306,11 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       marksHandle.dispose();
       equityAll.set(marks.subarray(0, n), batchStart);
       if (nSym > 1) symEquityAll.set(marks.subarray(n, 2 * n), batchStart);
-      for (let i = 0; i < n; i++) flagsAll[batchStart + i] = marks[2 * n + i]!;
+      flagsAll.set(marks.subarray(2 * n, 3 * n), batchStart);
       if (status & 1) drainTrades();
       if (status & 2) drainLogs();
-      for (let i = 0; i < n; i++) nextPos[sym[batchStart + i]!]!++;
+      if (nSym === 1) nextPos[0]! += n;
+      else for (let i = 0; i < n; i++) nextPos[sym[batchStart + i]!]!++;
       batchStart += n;
       hooks.onProgress(batchStart, total);
       const ms = performance.now() - started;
@@ -411,8 +441,8 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     };
   } catch (caught) {
     const error = withSourceLocation(caught, locator);
-    if (error instanceof SandboxError && error.logs.length === 0 && logs.length > 0) {
-      throw new SandboxError(error.code, error.message, { details: error.details, logs });
+    if (error instanceof SandboxError) {
+      throw new SandboxError(error.code, error.message, { details: error.details, logs: error.logs.length ? error.logs : logs, cpuMs: session.cpuMs() });
     }
     throw error;
   } finally {

@@ -1,0 +1,356 @@
+import { createSystemClock, type Clock } from '../ports/clock.js';
+import {
+  ExchangeGatewayError,
+  type CreateOrderRequest,
+  type ExchangeGateway,
+  type ExchangeMarket,
+  type ExchangeOrder,
+  type ExchangeOrderType,
+} from '../ports/exchange-gateway.js';
+import { CLIENT_ORDER_ID_PATTERN } from './client-order-id.js';
+import { PAPER_EXCHANGE_ID } from './ccxt-exchanges.js';
+import { createPaperAccount, type PaperSymbol } from './paper-account.js';
+
+/*
+ * `paper`: the built-in simulated exchange, so a deployment runs offline with no set-up.
+ *
+ * Prices come from `prices(symbol)` (a live ticker, synthetic prices, the last candle close...).
+ * Orders fill by the backtest's fill model (docs/backtest-model.md), the stretch between two
+ * price reads being the candle: it opens at the earlier price and ends at the later one, passing
+ * every price between. An order placed now has no earlier price: its first candle is the price
+ * read at placement alone.
+ * - market: at the price read when the order arrives, moved against the trader by `slippage`
+ *   (`price x (1 + slippage)` for a buy, `x (1 - slippage)` for a sell), taker fee;
+ * - limit: when the price trades through the limit (a buy when the price is strictly below it,
+ *   a sell strictly above), maker fee; at the limit for a resting order (the price passed it),
+ *   at the price read if the order could fill at once when placed (the better of the two);
+ * - stop (stop-market): when the price reaches the stop (a buy at or above, a sell at or below),
+ *   taker fee; at the stop moved by `slippage` for a resting order, at the worse of the stop and
+ *   the price read (moved by `slippage`) if it triggered at once when placed;
+ * - reduce-only: cut to the position's size; cancelled if there is no position to reduce;
+ * - an order whose fill the account cannot pay is refused at placement (insufficient funds)
+ *   or, if it rests and the money is gone when it triggers, rejected then.
+ * Limit and stop orders are checked against the price read at placement, then at every later
+ * read: each call to the gateway (and `poll()`) first reads the price of every symbol with
+ * resting orders and fills what it can. One call reads each symbol's price once: that read is
+ * the tick everything in the call fills against.
+ *
+ * State (balances, positions, orders) lives in this object's memory: one paper account per
+ * gateway, which `createExchangeClientPool` keeps per credential for the life of the process.
+ * It is lost on restart.
+ */
+
+/** Where the paper exchange reads prices: the last price of a symbol, or null/undefined if it does not know the symbol. */
+export type PaperPriceSource = (symbol: string) => number | null | undefined | Promise<number | null | undefined>;
+
+export interface PaperGatewayOptions {
+  prices: PaperPriceSource;
+  /** Fractions of notional. Default `{ maker: 0.0002, taker: 0.0005 }`, as the backtest. */
+  fees?: { maker: number; taker: number };
+  /** Fraction of price moved against market and stop fills. Default 0. */
+  slippage?: number;
+  /** Starting balances by currency, or an amount of USDT. Default 10,000 USDT. */
+  initialBalance?: number | Record<string, number>;
+  /** LINEAR (default): `BASE/USDT:USDT` perpetuals with margin; SPOT: `BASE/QUOTE` with balances. */
+  marketType?: 'LINEAR' | 'SPOT';
+  /** Leverage of LINEAR positions (margin = notional / leverage). Default 1. */
+  leverage?: number;
+  /** Symbols `loadMarkets` lists from the start; any well-formed symbol the price source knows is tradable. */
+  symbols?: readonly string[];
+  /** Order timestamps. Default: the system clock. */
+  clock?: Clock;
+}
+
+/** A paper exchange: the ExchangeGateway port, plus `poll()` to match resting orders now. */
+export interface PaperGateway extends ExchangeGateway {
+  /** Reads the price of every symbol with resting orders and fills what the prices allow. */
+  poll(): Promise<void>;
+}
+
+interface PaperOrder extends ExchangeOrder {
+  /** Why it was cancelled or rejected, if it was. */
+  reason: string | null;
+  /** Whether it rested through an earlier price read (so later reads are candles it saw whole). */
+  rested: boolean;
+}
+
+const DEFAULT_FEES = { maker: 0.0002, taker: 0.0005 };
+
+/** `BASE/QUOTE:SETTLE` (LINEAR, settle = quote) or `BASE/QUOTE` (SPOT), else null. */
+function parseSymbol(symbol: string, linear: boolean): PaperSymbol | null {
+  const match = /^([A-Z0-9]{1,20})\/([A-Z0-9]{1,20})(?::([A-Z0-9]{1,20}))?$/.exec(symbol);
+  if (!match) return null;
+  const [, base, quote, settle] = match as unknown as [string, string, string, string | undefined];
+  if (linear ? settle !== quote : settle !== undefined) return null;
+  return { symbol, base, quote, settle: settle ?? null };
+}
+
+export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
+  const linear = (options.marketType ?? 'LINEAR') === 'LINEAR';
+  const fees = options.fees ?? DEFAULT_FEES;
+  const slippage = options.slippage ?? 0;
+  const leverage = options.leverage ?? 1;
+  const clock = options.clock ?? createSystemClock();
+  const initial = options.initialBalance ?? 10_000;
+  const account = createPaperAccount({
+    initialBalance: typeof initial === 'number' ? { USDT: initial } : { ...initial },
+    leverage,
+    linear,
+    settle: 'USDT',
+  });
+  const orders = new Map<string, PaperOrder>();
+  const byClientId = new Map<string, string>();
+  const known = new Map<string, PaperSymbol>();
+  const marks = new Map<string, number>();
+  let nextId = 1;
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Prices read during the current operation: each operation reads each symbol's price once (one tick). */
+  let tick = new Map<string, number | null>();
+
+  const error = (reason: ConstructorParameters<typeof ExchangeGatewayError>[1], message: string, clientOrderId?: string) =>
+    new ExchangeGatewayError(PAPER_EXCHANGE_ID, reason, message, clientOrderId === undefined ? undefined : { clientOrderId });
+
+  /** Runs one operation at a time, so price reads never interleave with fills. */
+  function serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = async () => {
+      tick = new Map();
+      try {
+        return await fn();
+      } finally {
+        tick = new Map();
+      }
+    };
+    const result = queue.then(run, run);
+    queue = result.catch(() => undefined);
+    return result;
+  }
+
+  const now = () => clock.now().toISOString();
+  const view = (order: PaperOrder): ExchangeOrder => {
+    const { reason: _reason, rested: _rested, ...rest } = order;
+    return { ...rest };
+  };
+
+  async function readPrice(symbol: string): Promise<number | null> {
+    if (tick.has(symbol)) return tick.get(symbol)!;
+    let price: number | null | undefined;
+    try {
+      price = await options.prices(symbol);
+    } catch {
+      throw error('unavailable', `paper: no price for ${symbol} right now`);
+    }
+    if (price === null || price === undefined) {
+      tick.set(symbol, null);
+      return null;
+    }
+    if (!(Number.isFinite(price) && price > 0)) throw error('unavailable', `paper: no valid price for ${symbol} right now`);
+    tick.set(symbol, price);
+    marks.set(symbol, price);
+    return price;
+  }
+
+  async function symbolInfo(symbol: string): Promise<{ info: PaperSymbol; price: number }> {
+    const info = known.get(symbol) ?? parseSymbol(symbol, linear);
+    const price = info ? await readPrice(symbol) : null;
+    if (!info || price === null) throw error('bad_symbol', `paper does not list ${symbol} as a ${linear ? 'LINEAR' : 'SPOT'} market`);
+    known.set(symbol, info);
+    return { info, price };
+  }
+
+  const toMarket = (s: PaperSymbol): ExchangeMarket => ({
+    symbol: s.symbol,
+    base: s.base,
+    quote: s.quote,
+    settle: s.settle,
+    type: linear ? 'swap' : 'spot',
+    linear: linear ? true : null,
+    contractSize: linear ? 1 : null,
+    amountStep: null,
+    priceStep: null,
+    minQuantity: null,
+    minCost: null,
+    active: true,
+  });
+
+  /**
+   * The fill price of an order at `price`, with its fee rate, or null if it does not fill there.
+   * A resting order did not fill at the previous price, so the candle from there to `price`
+   * crossed its level: it fills at the level (the backtest's `min(open, limit)` with the open on
+   * the far side).
+   */
+  function fillAt(order: PaperOrder, price: number): { px: number; feeRate: number } | null {
+    const side = order.side === 'buy' ? 1 : -1;
+    switch (order.type) {
+      case 'market':
+        return { px: price * (1 + side * slippage), feeRate: fees.taker };
+      case 'limit': {
+        const limit = order.price!;
+        if (side > 0 ? price >= limit : price <= limit) return null;
+        return { px: order.rested ? limit : side > 0 ? Math.min(price, limit) : Math.max(price, limit), feeRate: fees.maker };
+      }
+      case 'stop': {
+        const stop = order.stopPrice!;
+        if (side > 0 ? price < stop : price > stop) return null;
+        const level = order.rested ? stop : side > 0 ? Math.max(price, stop) : Math.min(price, stop);
+        return { px: level * (1 + side * slippage), feeRate: fees.taker };
+      }
+    }
+  }
+
+  /** Tries to fill an open order at `price`; changes its status if it fills, is cancelled or rejected. */
+  function match(order: PaperOrder, info: PaperSymbol, price: number) {
+    const at = fillAt(order, price);
+    if (!at) {
+      order.rested = true;
+      return;
+    }
+    const side = order.side === 'buy' ? 1 : -1;
+    let quantity = order.quantity;
+    if (order.reduceOnly) {
+      const position = account.positionOf(order.symbol);
+      if (position === 0 || position > 0 === side > 0) {
+        Object.assign(order, { status: 'cancelled', reason: 'reduce-only order has no position to reduce', updatedAt: now() });
+        return;
+      }
+      quantity = Math.min(quantity, Math.abs(position));
+    }
+    const refusal = account.refusal(info, side, quantity, at.px, at.feeRate);
+    if (refusal) {
+      Object.assign(order, { status: 'rejected', reason: refusal, updatedAt: now() });
+      return;
+    }
+    const fee = account.fill(info, side, quantity, at.px, at.feeRate);
+    Object.assign(order, { status: 'filled', filledQuantity: quantity, averagePrice: at.px, fee, updatedAt: now() });
+  }
+
+  /** Matches every resting order against freshly read prices, oldest first. */
+  async function pollNow() {
+    const open = [...orders.values()].filter((o) => o.status === 'open');
+    const symbols = [...new Set([...open.map((o) => o.symbol), ...account.openSymbols()])];
+    for (const symbol of symbols) {
+      const info = known.get(symbol);
+      const price = info ? await readPrice(symbol).catch(() => null) : null;
+      if (!info || price === null) continue;
+      for (const order of open) if (order.symbol === symbol && order.status === 'open') match(order, info, price);
+    }
+  }
+
+  function checkRequest(request: CreateOrderRequest) {
+    const invalid = (message: string) => error('invalid_order', message, request.clientOrderId);
+    if (!CLIENT_ORDER_ID_PATTERN.test(request.clientOrderId)) throw invalid('A client order id is 1 to 36 characters of [A-Za-z0-9_-]');
+    if (!(Number.isFinite(request.quantity) && request.quantity > 0)) throw invalid(`Order quantity must be a positive number, got ${request.quantity}`);
+    if (request.type === 'limit' && !(Number.isFinite(request.price) && request.price! > 0)) throw invalid('A limit order needs a positive price');
+    if (request.type !== 'limit' && request.price !== undefined) throw invalid(`A ${request.type} order takes no price`);
+    if (request.type === 'stop' && !(Number.isFinite(request.stopPrice) && request.stopPrice! > 0)) throw invalid('A stop order needs a positive stopPrice');
+    if (request.type !== 'stop' && request.stopPrice !== undefined) throw invalid(`A ${request.type} order takes no stopPrice`);
+    if (request.reduceOnly && !linear) throw invalid('Spot orders cannot be reduce-only');
+  }
+
+  async function createOrder(request: CreateOrderRequest): Promise<ExchangeOrder> {
+    const existing = byClientId.get(request.clientOrderId);
+    if (existing !== undefined) return view(orders.get(existing)!);
+    checkRequest(request);
+    const { info, price } = await symbolInfo(request.symbol);
+    await pollNow();
+    const side = request.side === 'buy' ? 1 : -1;
+    // Refused at placement when the account could not pay for it at its own price now.
+    const reference = request.type === 'limit' ? request.price! : request.type === 'stop' ? request.stopPrice! : price;
+    const reduces = request.reduceOnly === true;
+    if (!reduces) {
+      const refusal = account.refusal(info, side, request.quantity, reference, request.type === 'limit' ? fees.maker : fees.taker);
+      if (refusal) throw error('insufficient_funds', `paper refused the order: ${refusal}`, request.clientOrderId);
+    }
+    const time = now();
+    const order: PaperOrder = {
+      exchangeOrderId: `paper-${nextId++}`,
+      clientOrderId: request.clientOrderId,
+      symbol: request.symbol,
+      side: request.side,
+      type: request.type,
+      status: 'open',
+      quantity: request.quantity,
+      price: request.type === 'limit' ? request.price! : null,
+      stopPrice: request.type === 'stop' ? request.stopPrice! : null,
+      reduceOnly: reduces,
+      filledQuantity: 0,
+      averagePrice: null,
+      fee: 0,
+      feeCurrency: linear ? info.settle : info.quote,
+      createdAt: time,
+      updatedAt: time,
+      reason: null,
+      rested: false,
+    };
+    orders.set(order.exchangeOrderId, order);
+    byClientId.set(order.clientOrderId!, order.exchangeOrderId);
+    match(order, info, price);
+    return view(order);
+  }
+
+  function find(exchangeOrderId: string): PaperOrder {
+    const order = orders.get(exchangeOrderId);
+    if (!order) throw error('order_not_found', `paper has no order ${exchangeOrderId}`);
+    return order;
+  }
+
+  return {
+    exchangeId: PAPER_EXCHANGE_ID,
+
+    poll: () => serialize(pollNow),
+
+    loadMarkets: () =>
+      serialize(async () => {
+        for (const symbol of options.symbols ?? []) {
+          const info = parseSymbol(symbol, linear);
+          if (info) known.set(symbol, info);
+        }
+        return Object.fromEntries([...known.values()].map((s) => [s.symbol, toMarket(s)]));
+      }),
+
+    market: (symbol) => serialize(async () => toMarket((await symbolInfo(symbol)).info)),
+
+    fetchBalance: () =>
+      serialize(async () => {
+        await pollNow();
+        for (const symbol of account.openSymbols()) await readPrice(symbol).catch(() => null);
+        return account.balance(marks);
+      }),
+
+    createOrder: (request) => serialize(() => createOrder(request)),
+
+    fetchOrderByClientId: (clientOrderId, _symbol, _hint?: { type?: ExchangeOrderType }) =>
+      serialize(async () => {
+        await pollNow();
+        const id = byClientId.get(clientOrderId);
+        return id === undefined ? null : view(orders.get(id)!);
+      }),
+
+    fetchOrder: (exchangeOrderId) =>
+      serialize(async () => {
+        await pollNow();
+        return view(find(exchangeOrderId));
+      }),
+
+    cancelOrder: (exchangeOrderId) =>
+      serialize(async () => {
+        await pollNow();
+        const order = find(exchangeOrderId);
+        if (order.status !== 'open') throw error('invalid_order', `paper cannot cancel order ${exchangeOrderId}: it is ${order.status}`);
+        Object.assign(order, { status: 'cancelled', reason: 'cancelled by the user', updatedAt: now() });
+        return view(order);
+      }),
+
+    fetchOpenOrders: (symbol) =>
+      serialize(async () => {
+        await pollNow();
+        return [...orders.values()].filter((o) => o.status === 'open' && (symbol === undefined || o.symbol === symbol)).map(view);
+      }),
+
+    fetchPositions: (symbols) =>
+      serialize(async () => {
+        await pollNow();
+        for (const symbol of symbols) if (account.positionOf(symbol) !== 0) await readPrice(symbol).catch(() => null);
+        return account.positions(symbols, marks);
+      }),
+  };
+}

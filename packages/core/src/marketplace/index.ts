@@ -1,0 +1,6 @@
+export { createMarketplaceServices, type MarketplaceServices } from './create-marketplace-services.js';
+export { createListingService, normalizeTags, parseTagsQuery, MAX_TAGS, type ListingService } from './listing-service.js';
+export { createPurchaseService, type PurchaseService } from './purchase-service.js';
+export { createReviewService, type ReviewService } from './review-service.js';
+export { resolveRunnableStrategy, loadRunnableSource, createLicenceService, type RunnableStrategy, type LicenceService } from './licences.js';
+export { toListingView, toPurchaseView, toReviewView, averageRating, type ListingView, type PurchaseView, type ReviewView } from './marketplace-views.js';

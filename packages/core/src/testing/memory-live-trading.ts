@@ -1,0 +1,134 @@
+import {
+  OPEN_ORDER_STATUSES,
+  type CredentialRecord,
+  type OrderRecord,
+  type OrderRecordStatus,
+  type PageRequest,
+  type StoreRepositories,
+} from '../ports/store.js';
+
+/** The live-trading part of the memory store's state: credentials and orders. */
+export interface LiveTradingState {
+  credentials: Map<string, CredentialRecord>;
+  orders: Map<string, OrderRecord>;
+  /** Order id by client order id. */
+  ordersByClientId: Map<string, string>;
+}
+
+export const emptyLiveTradingState = (): LiveTradingState => ({
+  credentials: new Map(),
+  orders: new Map(),
+  ordersByClientId: new Map(),
+});
+
+/** Maps copied, records shared (records are replaced, never mutated). */
+export const cloneLiveTradingState = (s: LiveTradingState): LiveTradingState => ({
+  credentials: new Map(s.credentials),
+  orders: new Map(s.orders),
+  ordersByClientId: new Map(s.ordersByClientId),
+});
+
+type Change<T> = (state: LiveTradingState) => T;
+type LiveTradingRepositories = Pick<StoreRepositories, 'credentials' | 'orders'>;
+
+const copyCredential = (c: CredentialRecord): CredentialRecord => ({ ...c, secrets: new Uint8Array(c.secrets) });
+const copyOrder = (o: OrderRecord): OrderRecord => ({ ...o });
+
+const definedFields = <T extends object>(patch: T): Partial<T> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] {
+  const after = page.after;
+  return [...rows]
+    .filter((r) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id))
+    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+    .slice(0, page.limit);
+}
+
+const oldestFirst = (a: OrderRecord, b: OrderRecord) =>
+  a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
+
+/**
+ * The credential and order repositories over `get()`'s state; every write goes through `write`
+ * (which, in a transaction, applies it to the draft and replays it at commit).
+ */
+export function memoryLiveTradingRepositories(get: () => LiveTradingState, write: <T>(change: Change<T>) => T): LiveTradingRepositories {
+  return {
+    credentials: {
+      async insert(credential) {
+        const value = copyCredential(credential);
+        write((s) => {
+          if (s.credentials.has(value.id)) throw new Error('Duplicate credential id');
+          s.credentials.set(value.id, value);
+        });
+      },
+      async findById(userId, id) {
+        const c = get().credentials.get(id);
+        return c && c.userId === userId ? copyCredential(c) : null;
+      },
+      async list(userId, page) {
+        return newestFirst([...get().credentials.values()].filter((c) => c.userId === userId), page).map(copyCredential);
+      },
+      async delete(userId, id) {
+        return write((s) => {
+          const c = s.credentials.get(id);
+          if (!c || c.userId !== userId) return false;
+          s.credentials.delete(id);
+          return true;
+        });
+      },
+    },
+
+    orders: {
+      async insert(order) {
+        const value = copyOrder(order);
+        write((s) => {
+          if (s.orders.has(value.id)) throw new Error('Duplicate order id');
+          if (s.ordersByClientId.has(value.clientOrderId)) throw new Error('Duplicate client order id');
+          s.orders.set(value.id, value);
+          s.ordersByClientId.set(value.clientOrderId, value.id);
+        });
+      },
+      async findById(userId, id) {
+        const o = get().orders.get(id);
+        return o && o.userId === userId ? copyOrder(o) : null;
+      },
+      async findByClientOrderId(clientOrderId) {
+        const state = get();
+        const id = state.ordersByClientId.get(clientOrderId);
+        const o = id === undefined ? undefined : state.orders.get(id);
+        return o ? copyOrder(o) : null;
+      },
+      async listByDeployment(userId, deploymentId, page) {
+        const rows = [...get().orders.values()].filter((o) => o.userId === userId && o.deploymentId === deploymentId);
+        return newestFirst(rows, page).map(copyOrder);
+      },
+      async listOpen(deploymentId) {
+        const open: readonly string[] = OPEN_ORDER_STATUSES;
+        return [...get().orders.values()]
+          .filter((o) => o.deploymentId === deploymentId && open.includes(o.status))
+          .sort(oldestFirst)
+          .map(copyOrder);
+      },
+      async update(id, patch, options = {}) {
+        const defined = definedFields(patch);
+        const expected: readonly OrderRecordStatus[] | undefined = options.expectedStatus;
+        // Inside a transaction this runs twice: on the draft, then replayed at commit on the
+        // live state. If a write made outside meanwhile changed the outcome, the commit fails
+        // instead of committing a compare-and-set that no longer holds.
+        let applied: boolean | undefined;
+        const updated = write((s) => {
+          const o = s.orders.get(id);
+          const applies = o !== undefined && (expected === undefined || expected.includes(o.status));
+          if (applied !== undefined && applied !== applies) throw new Error(`Order ${id} was changed by a concurrent write`);
+          applied = applies;
+          if (!o || !applies) return null;
+          const next: OrderRecord = { ...o, ...defined };
+          s.orders.set(id, next);
+          return next;
+        });
+        return updated ? copyOrder(updated) : null;
+      },
+    },
+  };
+}

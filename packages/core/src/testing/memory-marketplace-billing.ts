@@ -1,0 +1,404 @@
+import type {
+  BillingCustomerRecord,
+  ListingRecord,
+  LocalInvoiceRecord,
+  PageRequest,
+  PurchaseRecord,
+  ReviewRecord,
+  StoreRepositories,
+  SubscriptionRecord,
+  UsageCounterRecord,
+} from '../ports/store.js';
+
+/** The marketplace and billing part of the memory store's state. */
+export interface MarketplaceBillingState {
+  listings: Map<string, ListingRecord>;
+  purchases: Map<string, PurchaseRecord>;
+  reviews: Map<string, ReviewRecord>;
+  /** By `JSON.stringify([userId, provider])`. */
+  customers: Map<string, BillingCustomerRecord>;
+  /** By user id. */
+  subscriptions: Map<string, SubscriptionRecord>;
+  /** `JSON.stringify([provider, eventId])`. */
+  processedEvents: Set<string>;
+  /** By `JSON.stringify([userId, periodStart])`. */
+  usage: Map<string, UsageCounterRecord>;
+  localInvoices: Map<string, LocalInvoiceRecord>;
+}
+
+export const emptyMarketplaceBillingState = (): MarketplaceBillingState => ({
+  listings: new Map(),
+  purchases: new Map(),
+  reviews: new Map(),
+  customers: new Map(),
+  subscriptions: new Map(),
+  processedEvents: new Set(),
+  usage: new Map(),
+  localInvoices: new Map(),
+});
+
+/** Maps copied, records shared (records are replaced, never mutated). */
+export const cloneMarketplaceBillingState = (s: MarketplaceBillingState): MarketplaceBillingState => ({
+  listings: new Map(s.listings),
+  purchases: new Map(s.purchases),
+  reviews: new Map(s.reviews),
+  customers: new Map(s.customers),
+  subscriptions: new Map(s.subscriptions),
+  processedEvents: new Set(s.processedEvents),
+  usage: new Map(s.usage),
+  localInvoices: new Map(s.localInvoices),
+});
+
+type Change<T> = (state: MarketplaceBillingState) => T;
+type MarketplaceBillingRepositories = Pick<
+  StoreRepositories,
+  'listings' | 'purchases' | 'reviews' | 'billingCustomers' | 'subscriptions' | 'processedEvents' | 'usageCounters' | 'localInvoices'
+>;
+
+const copy = <T>(value: T | undefined): T | null => (value === undefined ? null : structuredClone(value));
+const key = (...parts: string[]) => JSON.stringify(parts);
+
+function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] {
+  const after = page.after;
+  return [...rows]
+    .filter((r) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id))
+    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+    .slice(0, page.limit)
+    .map((r) => structuredClone(r));
+}
+
+const definedFields = <T extends object>(patch: T): Partial<T> =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/**
+ * A write whose outcome depends on the state (a conditional insert, a compare-and-set): inside
+ * a transaction it runs on the draft and again at commit on the live state; if the outcome
+ * differs there (a write outside the transaction changed it meanwhile), the commit fails
+ * instead of committing a decision that no longer holds.
+ */
+function stable<T>(decide: (state: MarketplaceBillingState) => T, outcome: (result: T) => unknown): Change<T> {
+  let first: unknown;
+  let ran = false;
+  return (state) => {
+    const result = decide(state);
+    const o = outcome(result);
+    if (ran && o !== first) throw new Error('A concurrent write changed the outcome of this transaction');
+    ran = true;
+    first = o;
+    return result;
+  };
+}
+
+/** The memory store's marketplace and billing repositories over `get()`; every change goes through `write`. */
+export function memoryMarketplaceBillingRepositories(
+  get: () => MarketplaceBillingState,
+  write: <T>(change: Change<T>) => T,
+): MarketplaceBillingRepositories {
+  return {
+    listings: {
+      async insert(listing) {
+        const value = structuredClone(listing);
+        write((s) => {
+          if (s.listings.has(value.id)) throw new Error('Duplicate listing id');
+          s.listings.set(value.id, value);
+        });
+      },
+      async findById(id) {
+        return copy(get().listings.get(id));
+      },
+      async findBySeller(sellerId, id) {
+        const l = get().listings.get(id);
+        return l && l.sellerId === sellerId ? copy(l) : null;
+      },
+      async update(sellerId, id, patch) {
+        const defined = structuredClone(definedFields(patch));
+        return write(
+          stable(
+            (s) => {
+              const l = s.listings.get(id);
+              if (!l || l.sellerId !== sellerId) return false;
+              s.listings.set(id, { ...l, ...defined });
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+      async search(criteria, page) {
+        const text = criteria.text?.toLowerCase();
+        const tags = criteria.tags ?? [];
+        const rows = [...get().listings.values()].filter(
+          (l) =>
+            l.status === 'listed' &&
+            (text === undefined || l.name.toLowerCase().includes(text) || l.description.toLowerCase().includes(text)) &&
+            tags.every((t) => l.tags.includes(t)),
+        );
+        return newestFirst(rows, page);
+      },
+      async listBySeller(sellerId, page) {
+        return newestFirst(
+          [...get().listings.values()].filter((l) => l.sellerId === sellerId && l.status === 'listed'),
+          page,
+        );
+      },
+      async addRating(id, ratingDelta, countDelta) {
+        return write(
+          stable(
+            (s) => {
+              const l = s.listings.get(id);
+              if (!l) return false;
+              s.listings.set(id, { ...l, ratingSum: l.ratingSum + ratingDelta, reviewCount: l.reviewCount + countDelta });
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+      async incrementPurchaseCount(id) {
+        return write(
+          stable(
+            (s) => {
+              const l = s.listings.get(id);
+              if (!l) return false;
+              s.listings.set(id, { ...l, purchaseCount: l.purchaseCount + 1 });
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+    },
+
+    purchases: {
+      async insertIfAbsent(purchase) {
+        const value = structuredClone(purchase);
+        return write(
+          stable(
+            (s) => {
+              if (s.purchases.has(value.id)) throw new Error('Duplicate purchase id');
+              for (const p of s.purchases.values()) if (p.buyerId === value.buyerId && p.listingId === value.listingId) return false;
+              s.purchases.set(value.id, value);
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+      async findById(buyerId, id) {
+        const p = get().purchases.get(id);
+        return p && p.buyerId === buyerId ? copy(p) : null;
+      },
+      async findByListing(buyerId, listingId) {
+        for (const p of get().purchases.values()) if (p.buyerId === buyerId && p.listingId === listingId) return copy(p);
+        return null;
+      },
+      async list(buyerId, page) {
+        return newestFirst([...get().purchases.values()].filter((p) => p.buyerId === buyerId), page);
+      },
+      async listCompletedForStrategy(buyerId, strategyId) {
+        return newestFirst(
+          [...get().purchases.values()].filter((p) => p.buyerId === buyerId && p.strategyId === strategyId && p.status === 'completed'),
+          { limit: Number.MAX_SAFE_INTEGER },
+        );
+      },
+      async transition(id, from, patch) {
+        const statuses = [...from];
+        const defined = structuredClone(definedFields(patch));
+        const updated = write(
+          stable(
+            (s) => {
+              const p = s.purchases.get(id);
+              if (!p || !statuses.includes(p.status)) return null;
+              const next = { ...p, ...defined };
+              s.purchases.set(id, next);
+              return next;
+            },
+            (r) => r !== null,
+          ),
+        );
+        return copy(updated ?? undefined);
+      },
+      async deleteIf(buyerId, id, from) {
+        const statuses = [...from];
+        return write(
+          stable(
+            (s) => {
+              const p = s.purchases.get(id);
+              if (!p || p.buyerId !== buyerId || !statuses.includes(p.status)) return false;
+              s.purchases.delete(id);
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+    },
+
+    reviews: {
+      async insertIfAbsent(review) {
+        const value = structuredClone(review);
+        return write(
+          stable(
+            (s) => {
+              if (s.reviews.has(value.id)) throw new Error('Duplicate review id');
+              for (const r of s.reviews.values()) if (r.listingId === value.listingId && r.reviewerId === value.reviewerId) return false;
+              s.reviews.set(value.id, value);
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+      async findByReviewer(reviewerId, id) {
+        const r = get().reviews.get(id);
+        return r && r.reviewerId === reviewerId ? copy(r) : null;
+      },
+      async update(reviewerId, id, patch) {
+        const defined = structuredClone(definedFields(patch));
+        return write(
+          stable(
+            (s) => {
+              const r = s.reviews.get(id);
+              if (!r || r.reviewerId !== reviewerId) return false;
+              s.reviews.set(id, { ...r, ...defined });
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+      async listByListing(listingId, page) {
+        return newestFirst([...get().reviews.values()].filter((r) => r.listingId === listingId), page);
+      },
+    },
+
+    billingCustomers: {
+      async insertIfAbsent(customer) {
+        const value = structuredClone(customer);
+        const stored = write(
+          stable(
+            (s) => {
+              const existing = s.customers.get(key(value.userId, value.provider));
+              if (existing) return existing;
+              for (const c of s.customers.values()) {
+                if (c.provider === value.provider && c.customerId === value.customerId) throw new Error('Customer id belongs to another user');
+              }
+              s.customers.set(key(value.userId, value.provider), value);
+              return value;
+            },
+            (r) => r.customerId,
+          ),
+        );
+        return structuredClone(stored);
+      },
+      async findByUser(userId, provider) {
+        return copy(get().customers.get(key(userId, provider)));
+      },
+      async findByCustomerId(provider, customerId) {
+        for (const c of get().customers.values()) if (c.provider === provider && c.customerId === customerId) return copy(c);
+        return null;
+      },
+    },
+
+    subscriptions: {
+      async findByUser(userId) {
+        return copy(get().subscriptions.get(userId));
+      },
+      async putIfNotOlder(subscription) {
+        const value = structuredClone(subscription);
+        return write(
+          stable(
+            (s) => {
+              const current = s.subscriptions.get(value.userId);
+              if (current && current.eventCreatedAt > value.eventCreatedAt) return false;
+              s.subscriptions.set(value.userId, value);
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+    },
+
+    processedEvents: {
+      async markProcessed(provider, eventId) {
+        const k = key(provider, eventId);
+        return write(
+          stable(
+            (s) => {
+              if (s.processedEvents.has(k)) return false;
+              s.processedEvents.add(k);
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+    },
+
+    usageCounters: {
+      async reserveBacktest(userId, period, limits, now) {
+        const k = key(userId, period.start);
+        const result = write(
+          stable(
+            (s) => {
+              const row: UsageCounterRecord = s.usage.get(k) ?? {
+                userId,
+                periodStart: period.start,
+                periodEnd: period.end,
+                backtests: 0,
+                computeMs: 0,
+                updatedAt: now,
+              };
+              if (row.backtests >= limits.backtests || row.computeMs >= limits.computeMs) return null;
+              const next = { ...row, backtests: row.backtests + 1, updatedAt: now };
+              s.usage.set(k, next);
+              return next;
+            },
+            (r) => r !== null,
+          ),
+        );
+        return copy(result ?? undefined);
+      },
+      async releaseBacktest(userId, periodStart, now) {
+        const k = key(userId, periodStart);
+        return write((s) => {
+          const row = s.usage.get(k);
+          if (!row) return false;
+          s.usage.set(k, { ...row, backtests: Math.max(0, row.backtests - 1), updatedAt: now });
+          return true;
+        });
+      },
+      async addComputeMs(userId, period, ms, now) {
+        const k = key(userId, period.start);
+        write((s) => {
+          const row: UsageCounterRecord = s.usage.get(k) ?? {
+            userId,
+            periodStart: period.start,
+            periodEnd: period.end,
+            backtests: 0,
+            computeMs: 0,
+            updatedAt: now,
+          };
+          s.usage.set(k, { ...row, computeMs: row.computeMs + ms, updatedAt: now });
+        });
+      },
+      async find(userId, periodStart) {
+        return copy(get().usage.get(key(userId, periodStart)));
+      },
+    },
+
+    localInvoices: {
+      async insert(invoice) {
+        const value = structuredClone(invoice);
+        write((s) => {
+          if (s.localInvoices.has(value.id)) throw new Error('Duplicate invoice id');
+          s.localInvoices.set(value.id, value);
+        });
+      },
+      async list(userId, page) {
+        return newestFirst([...get().localInvoices.values()].filter((i) => i.userId === userId), page);
+      },
+    },
+  };
+}
