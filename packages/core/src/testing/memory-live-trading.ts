@@ -6,6 +6,7 @@ import {
   type PageRequest,
   type StoreRepositories,
 } from '../ports/store.js';
+import { definedFields, newestFirst } from './memory-helpers.js';
 
 /** The live-trading part of the memory store's state: credentials and orders. */
 export interface LiveTradingState {
@@ -34,16 +35,7 @@ type LiveTradingRepositories = Pick<StoreRepositories, 'credentials' | 'orders'>
 const copyCredential = (c: CredentialRecord): CredentialRecord => ({ ...c, secrets: new Uint8Array(c.secrets) });
 const copyOrder = (o: OrderRecord): OrderRecord => ({ ...o });
 
-const definedFields = <T extends object>(patch: T): Partial<T> =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] {
-  const after = page.after;
-  return [...rows]
-    .filter((r) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id))
-    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-    .slice(0, page.limit);
-}
 
 const oldestFirst = (a: OrderRecord, b: OrderRecord) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;

@@ -9,6 +9,7 @@ import type {
   SubscriptionRecord,
   UsageCounterRecord,
 } from '../ports/store.js';
+import { definedFields, newestFirst } from './memory-helpers.js';
 
 /** The marketplace and billing part of the memory store's state. */
 export interface MarketplaceBillingState {
@@ -58,17 +59,9 @@ type MarketplaceBillingRepositories = Pick<
 const copy = <T>(value: T | undefined): T | null => (value === undefined ? null : structuredClone(value));
 const key = (...parts: string[]) => JSON.stringify(parts);
 
-function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] {
-  const after = page.after;
-  return [...rows]
-    .filter((r) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id))
-    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-    .slice(0, page.limit)
-    .map((r) => structuredClone(r));
-}
-
-const definedFields = <T extends object>(patch: T): Partial<T> =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** A newest-first page of copies, so callers never hold the live records. */
+const pageOfCopies = <T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] =>
+  newestFirst(rows, page).map((r) => structuredClone(r));
 
 /**
  * A write whose outcome depends on the state (a conditional insert, a compare-and-set): inside
@@ -133,10 +126,10 @@ export function memoryMarketplaceBillingRepositories(
             (text === undefined || l.name.toLowerCase().includes(text) || l.description.toLowerCase().includes(text)) &&
             tags.every((t) => l.tags.includes(t)),
         );
-        return newestFirst(rows, page);
+        return pageOfCopies(rows, page);
       },
       async listBySeller(sellerId, page) {
-        return newestFirst(
+        return pageOfCopies(
           [...get().listings.values()].filter((l) => l.sellerId === sellerId && l.status === 'listed'),
           page,
         );
@@ -193,10 +186,10 @@ export function memoryMarketplaceBillingRepositories(
         return null;
       },
       async list(buyerId, page) {
-        return newestFirst([...get().purchases.values()].filter((p) => p.buyerId === buyerId), page);
+        return pageOfCopies([...get().purchases.values()].filter((p) => p.buyerId === buyerId), page);
       },
       async listCompletedForStrategy(buyerId, strategyId) {
-        return newestFirst(
+        return pageOfCopies(
           [...get().purchases.values()].filter((p) => p.buyerId === buyerId && p.strategyId === strategyId && p.status === 'completed'),
           { limit: Number.MAX_SAFE_INTEGER },
         );
@@ -268,7 +261,7 @@ export function memoryMarketplaceBillingRepositories(
         );
       },
       async listByListing(listingId, page) {
-        return newestFirst([...get().reviews.values()].filter((r) => r.listingId === listingId), page);
+        return pageOfCopies([...get().reviews.values()].filter((r) => r.listingId === listingId), page);
       },
     },
 
@@ -397,7 +390,7 @@ export function memoryMarketplaceBillingRepositories(
         });
       },
       async list(userId, page) {
-        return newestFirst([...get().localInvoices.values()].filter((i) => i.userId === userId), page);
+        return pageOfCopies([...get().localInvoices.values()].filter((i) => i.userId === userId), page);
       },
     },
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixtures.js';
 import type { CredentialRecord, ListPosition, OrderRecord, OrderRecordStatus, PageRequest, Store } from '../ports/store.js';
 
 /*
@@ -10,18 +11,8 @@ import type { CredentialRecord, ListPosition, OrderRecord, OrderRecordStatus, Pa
 /** What the enclosing suite gives each test: the shared store, the test's owner and another user. */
 export type LiveTradingContext = () => { store: Store; userId: string; otherUserId: string };
 
-const uid = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64url')}`;
-const BASE_TIME = Date.UTC(2026, 0, 2, 3, 4, 5);
-const at = (seconds: number) => new Date(BASE_TIME + seconds * 1000).toISOString();
 
-/** Ids sharing a random prefix, ending in characters that collations order differently. */
-const tieIds = (prefix: string) => {
-  const base = uid(prefix);
-  return ['a', '_', 'Z', 'A', '0', '-'].map((suffix) => `${base}${suffix}`);
-};
 
-const byNewestFirst = <T extends ListPosition>(a: T, b: T) =>
-  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
 
 /** Every byte value, zeros and 0xff included, as a sealed secret's bytes may hold. */
 const allBytes = () => Uint8Array.from({ length: 300 }, (_, i) => (i * 7 + 3) % 256);
@@ -68,18 +59,6 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, b
 /** A credential with its secrets as hex, to compare exact bytes whatever Uint8Array subclass holds them. */
 const comparable = (c: CredentialRecord | null) => (c === null ? null : { ...c, secrets: hex(c.secrets) });
 
-async function readAllPages<T extends ListPosition>(fetch: (page: PageRequest) => Promise<T[]>, limit: number): Promise<T[][]> {
-  const pages: T[][] = [];
-  let after: ListPosition | undefined;
-  for (let i = 0; i < 100; i++) {
-    const page = await fetch(after ? { limit, after } : { limit });
-    pages.push(page);
-    const last = page[page.length - 1];
-    if (page.length < limit || !last) return pages;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-  throw new Error('Pagination did not end');
-}
 
 /** The `credentials` and `orders` blocks of the Store contract suite. */
 export function describeLiveTradingContract(context: LiveTradingContext): void {

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixtures.js';
+
+/** Every row of a newest-first list, read page by page. */
+const readAllRows = async <T extends ListPosition>(fetch: (page: PageRequest) => Promise<T[]>, limit: number) => (await readAllPages(fetch, limit)).flat();
 import type {
   ListingRecord,
   ListPosition,
@@ -21,32 +25,11 @@ import type {
 /** What the enclosing suite gives each test: the shared store, the test's owner and another user. */
 export type MarketplaceBillingContext = () => { store: Store; userId: string; otherUserId: string };
 
-const uid = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64url')}`;
 /** A random lower-case word (letters only), unique to a test. */
 const word = () => `w${randomBytes(8).toString('hex').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
-const BASE_TIME = Date.UTC(2026, 0, 2, 3, 4, 5);
-const at = (seconds: number) => new Date(BASE_TIME + seconds * 1000).toISOString();
 
-const tieIds = (prefix: string) => {
-  const base = uid(prefix);
-  return ['a', '_', 'Z', 'A', '0', '-'].map((suffix) => `${base}${suffix}`);
-};
 
-const byNewestFirst = <T extends ListPosition>(a: T, b: T) =>
-  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
 
-async function readAllPages<T extends ListPosition>(fetch: (page: PageRequest) => Promise<T[]>, limit: number): Promise<T[]> {
-  const rows: T[] = [];
-  let after: ListPosition | undefined;
-  for (let i = 0; i < 100; i++) {
-    const page = await fetch(after ? { limit, after } : { limit });
-    rows.push(...page);
-    const last = page[page.length - 1];
-    if (page.length < limit || !last) return rows;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-  throw new Error('Pagination did not end');
-}
 
 function listing(sellerId: string, overrides: Partial<ListingRecord> = {}): ListingRecord {
   return {
@@ -212,8 +195,8 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       for (const r of [...tied, ...others, foreign]) await store.listings.insert(r);
       const all = [...tied, ...others, foreign].sort(byNewestFirst);
       for (const limit of [1, 2, 4]) {
-        expect(await readAllPages((p) => store.listings.search({ tags: [tag] }, p), limit)).toEqual(all);
-        expect(await readAllPages((p) => store.listings.listBySeller(userId, p), limit)).toEqual(
+        expect(await readAllRows((p) => store.listings.search({ tags: [tag] }, p), limit)).toEqual(all);
+        expect(await readAllRows((p) => store.listings.listBySeller(userId, p), limit)).toEqual(
           all.filter((l) => l.sellerId === userId),
         );
       }
@@ -291,7 +274,7 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       const theirs = purchase(otherUserId);
       await store.purchases.insertIfAbsent(theirs);
       expect(await store.purchases.list(userId, { limit: 50 })).toEqual([...mine].sort(byNewestFirst));
-      expect(await readAllPages((p) => store.purchases.list(userId, p), 1)).toEqual([...mine].sort(byNewestFirst));
+      expect(await readAllRows((p) => store.purchases.list(userId, p), 1)).toEqual([...mine].sort(byNewestFirst));
       expect(await store.purchases.findById(userId, theirs.id)).toBeNull();
       expect(await store.purchases.findByListing(userId, theirs.listingId)).toBeNull();
     });
@@ -383,7 +366,7 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       for (const r of rows) await store.reviews.insertIfAbsent(r);
       await store.reviews.insertIfAbsent(review(uid('usr'), uid('lst')));
       expect(await store.reviews.listByListing(listingId, { limit: 50 })).toEqual([...rows].sort(byNewestFirst));
-      expect(await readAllPages((p) => store.reviews.listByListing(listingId, p), 2)).toEqual([...rows].sort(byNewestFirst));
+      expect(await readAllRows((p) => store.reviews.listByListing(listingId, p), 2)).toEqual([...rows].sort(byNewestFirst));
     });
   });
 
@@ -519,7 +502,7 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       for (const i of mine) await store.localInvoices.insert(i);
       await store.localInvoices.insert(invoice(otherUserId));
       expect(await store.localInvoices.list(userId, { limit: 50 })).toEqual([...mine].sort(byNewestFirst));
-      expect(await readAllPages((p) => store.localInvoices.list(userId, p), 2)).toEqual([...mine].sort(byNewestFirst));
+      expect(await readAllRows((p) => store.localInvoices.list(userId, p), 2)).toEqual([...mine].sort(byNewestFirst));
       await expect(store.localInvoices.insert(mine[0]!)).rejects.toThrow();
     });
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixtures.js';
 import type { BacktestStatus } from '../contract/backtests.js';
 import type { DeploymentStatus } from '../contract/deployments.js';
 import type {
@@ -23,24 +24,9 @@ export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<
 /* ------------------------------------------------------------------------------------------ */
 /* Fixtures. Every test makes its own ids, so tests share one store and never see each other. */
 
-const uid = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64url')}`;
 
-const BASE_TIME = Date.UTC(2026, 0, 2, 3, 4, 5);
-/** A timestamp `seconds` after a fixed base, in the stored format (ISO 8601, milliseconds, UTC). */
-const at = (seconds: number) => new Date(BASE_TIME + seconds * 1000).toISOString();
 
-/**
- * Ids that share a random prefix and end in characters whose byte order differs from
- * case-insensitive or punctuation-ignoring collations: `-` < `0` < `A` < `Z` < `_` < `a`.
- */
-const tieIds = (prefix: string) => {
-  const base = uid(prefix);
-  return ['a', '_', 'Z', 'A', '0', '-'].map((suffix) => `${base}${suffix}`);
-};
 
-/** Newest first: createdAt descending, then id descending (code unit order). */
-const byNewestFirst = <T extends ListPosition>(a: T, b: T) =>
-  a.createdAt === b.createdAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.createdAt < b.createdAt ? 1 : -1;
 
 function strategy(userId: string, overrides: Partial<StrategyRecord> = {}): StrategyRecord {
   return {
@@ -166,19 +152,6 @@ function gate() {
   return { promise, open };
 }
 
-/** Reads a whole newest-first list page by page, following `after` from the last row. */
-async function readAllPages<T extends ListPosition>(fetch: (page: PageRequest) => Promise<T[]>, limit: number): Promise<T[][]> {
-  const pages: T[][] = [];
-  let after: ListPosition | undefined;
-  for (let i = 0; i < 100; i++) {
-    const page = await fetch(after ? { limit, after } : { limit });
-    pages.push(page);
-    const last = page[page.length - 1];
-    if (page.length < limit || !last) return pages;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-  throw new Error('Pagination did not end');
-}
 
 /* ------------------------------------------------------------------------------------------ */
 
