@@ -11,64 +11,83 @@ export interface StreamingIndicator {
   readonly outputs: number;
 }
 
-/** Rolling window sum with a periodic exact recompute, so rounding never drifts. */
-function createWindow(period: number) {
-  const buf = new Float64Array(period);
-  let count = 0;
-  let head = 0;
-  let sum = 0;
-  let sumSq = 0;
-  let shift = NaN;
-  let sinceExact = 0;
-  return {
-    push(x: number) {
-      if (Number.isNaN(shift)) shift = x;
-      const v = x - shift;
-      if (count === period) {
-        const old = buf[head]!;
-        sum -= old;
-        sumSq -= old * old;
-      } else count++;
-      buf[head] = v;
-      head = (head + 1) % period;
-      sum += v;
-      sumSq += v * v;
-      if (++sinceExact >= 4096) {
-        sinceExact = 0;
-        sum = 0;
-        sumSq = 0;
-        for (let i = 0; i < count; i++) {
-          const b = buf[i]!;
-          sum += b;
-          sumSq += b * b;
-        }
-      }
-    },
-    get full() {
-      return count === period;
-    },
-    mean() {
-      return sum / period + shift;
-    },
-    /** Population standard deviation of the window. */
-    std() {
-      const m = sum / period;
-      const variance = sumSq / period - m * m;
-      return variance > 0 ? Math.sqrt(variance) : 0;
-    },
-  };
+/**
+ * Rolling window of closes, stored shifted by the first value (so sums of squares keep their
+ * precision at large prices), with an exact recompute every 4096 pushes so rounding never drifts.
+ */
+class RollingWindow {
+  private readonly buf: Float64Array;
+  private count = 0;
+  private head = 0;
+  private sum = 0;
+  private sumSq = 0;
+  private shift = NaN;
+  private sinceExact = 0;
+
+  constructor(private readonly period: number) {
+    this.buf = new Float64Array(period);
+  }
+
+  push(x: number): void {
+    if (this.shift !== this.shift) this.shift = x;
+    const v = x - this.shift;
+    const buf = this.buf;
+    if (this.count === this.period) {
+      const old = buf[this.head]!;
+      this.sum -= old;
+      this.sumSq -= old * old;
+    } else this.count++;
+    buf[this.head] = v;
+    this.head = this.head + 1 === this.period ? 0 : this.head + 1;
+    this.sum += v;
+    this.sumSq += v * v;
+    if (++this.sinceExact >= 4096) this.exact();
+  }
+
+  private exact(): void {
+    this.sinceExact = 0;
+    let sum = 0;
+    let sumSq = 0;
+    for (let i = 0; i < this.count; i++) {
+      const b = this.buf[i]!;
+      sum += b;
+      sumSq += b * b;
+    }
+    this.sum = sum;
+    this.sumSq = sumSq;
+  }
+
+  full(): boolean {
+    return this.count === this.period;
+  }
+
+  mean(): number {
+    return this.sum / this.period + this.shift;
+  }
+
+  /** Population standard deviation of the window. */
+  std(): number {
+    const m = this.sum / this.period;
+    const variance = this.sumSq / this.period - m * m;
+    return variance > 0 ? Math.sqrt(variance) : 0;
+  }
 }
 
 /** Simple moving average of closes. */
+class Sma implements StreamingIndicator {
+  readonly outputs = 1;
+  private readonly w: RollingWindow;
+  constructor(period: number) {
+    this.w = new RollingWindow(period);
+  }
+  update(_h: number, _l: number, c: number, out: Float64Array): void {
+    this.w.push(c);
+    out[0] = this.w.full() ? this.w.mean() : NaN;
+  }
+}
+
 function createSma(period: number): StreamingIndicator {
-  const w = createWindow(period);
-  return {
-    outputs: 1,
-    update(_h, _l, c, out) {
-      w.push(c);
-      out[0] = w.full ? w.mean() : NaN;
-    },
-  };
+  return new Sma(period);
 }
 
 /** Exponential moving average of closes, alpha = 2 / (period + 1), seeded with the SMA of the first `period` closes. */
@@ -147,25 +166,33 @@ function createAtr(period: number): StreamingIndicator {
 }
 
 /** Bollinger bands: SMA of closes plus and minus `multiplier` population standard deviations. Outputs upper, middle, lower. */
+class Bollinger implements StreamingIndicator {
+  readonly outputs = 3;
+  private readonly w: RollingWindow;
+  constructor(
+    period: number,
+    private readonly multiplier: number,
+  ) {
+    this.w = new RollingWindow(period);
+  }
+  update(_h: number, _l: number, c: number, out: Float64Array): void {
+    this.w.push(c);
+    if (!this.w.full()) {
+      out[0] = NaN;
+      out[1] = NaN;
+      out[2] = NaN;
+      return;
+    }
+    const mid = this.w.mean();
+    const band = this.multiplier * this.w.std();
+    out[0] = mid + band;
+    out[1] = mid;
+    out[2] = mid - band;
+  }
+}
+
 function createBollinger(period: number, multiplier: number): StreamingIndicator {
-  const w = createWindow(period);
-  return {
-    outputs: 3,
-    update(_h, _l, c, out) {
-      w.push(c);
-      if (!w.full) {
-        out[0] = NaN;
-        out[1] = NaN;
-        out[2] = NaN;
-        return;
-      }
-      const mid = w.mean();
-      const band = multiplier * w.std();
-      out[0] = mid + band;
-      out[1] = mid;
-      out[2] = mid - band;
-    },
-  };
+  return new Bollinger(period, multiplier);
 }
 
 /** Creates the streaming state of one indicator. The spec must be valid (see `indicatorSpecProblem`). */

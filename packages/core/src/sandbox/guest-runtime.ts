@@ -7,8 +7,9 @@
  *
  * Written as plain ES5-style JavaScript in a string: it never runs in the host's V8. Numbers
  * travel in and out as Float64Arrays:
- * - batch in: `[time, open, high, low, close, volume, symbol] * n`, then one block of `n + 1`
- *   values per registered indicator series (index 0 is the value before the batch).
+ * - batch in: `[time, open, high, low, close, volume] * n`, then one block of `n + 1` values per
+ *   registered indicator series (index 0 is the value before the batch), then `n` symbol
+ *   indexes (`-(s + 1)` for a warm-up candle that gets no onCandle).
  * - marks out: `[equity * n, symbolEquity * n, flags * n]` (flags: 1 any position open, 2 this
  *   symbol's position open, both at the candle's close).
  * - trades out: `TRADE_FIELDS` numbers per closed trade.
@@ -98,6 +99,7 @@ function describe(e) {
           var lines = e.stack.split('\n'), kept = [];
           for (var li = 0; li < lines.length && kept.length < 12; li++) if (lines[li].indexOf('strategy.js') >= 0) kept.push(lines[li]);
           errStack = kept.join('\n');
+          if (errStack.length > 4000) errStack = errStack.slice(0, 4000) + '...';
         }
       } catch (x) {}
       if (name === 'InternalError' && (msg === 'out of memory' || msg === 'string too long')) errKind = 'MEMORY_LIMIT';
@@ -171,7 +173,7 @@ function start(ns, hostRegister, runJson) {
   var pendingTotal = 0, orderSeq = 0, eventSeq = 0, pendingCount = new F64(nSym);
   var events = [];
   var TR = new F64(TRADE_FIELDS * 256), trCount = 0;
-  var C = null, OUT = null, curN = 0, readIdx = 0, batchNo = 0;
+  var C = null, S = null, OUT = null, curN = 0, readIdx = 0, batchNo = 0;
   var IND = new F64(0), stride = 1, indCount = 0, bbCache = [];
   var lastSymName = null, lastSymIdx = -1;
 
@@ -258,7 +260,7 @@ function start(ns, hostRegister, runJson) {
         sl[s] = NaN; tp[s] = NaN;
       }
     }
-    if (qty[s] !== 0) setUnreal(s, px);
+    if (qty[s] !== 0) { lastPrice[s] = px; setUnreal(s, px); }
     updateLiq(s);
     views[s] = null;
   }
@@ -587,10 +589,11 @@ function start(ns, hostRegister, runJson) {
   /* ---- the candle loop: one call per batch ---- */
   function runBatch(buf, n) {
     try {
-      C = new F64(buf, 0, n * 7);
+      C = new F64(buf, 0, n * 6);
       curN = n; batchNo++;
       stride = n + 1;
-      IND = new F64(buf, n * 7 * 8, indCount * stride);
+      IND = new F64(buf, n * 6 * 8, indCount * stride);
+      S = new F64(buf, (n * 6 + indCount * stride) * 8, n);
       if (OUT === null || OUT.length !== 3 * n) OUT = new F64(3 * n);
       else if (!multi) OUT.fill(0, 2 * n);
       var u = 0;
@@ -598,7 +601,7 @@ function start(ns, hostRegister, runJson) {
       unrealTotal = u;
       var O = OUT, n2 = 2 * n;
       for (var i = 0; i < n; i++) {
-        var b = i * 7, t = C[b], l = C[b + 3], h = C[b + 2], c = C[b + 4], s = C[b + 6], call = s >= 0;
+        var b = i * 6, t = C[b], l = C[b + 3], h = C[b + 2], c = C[b + 4], s = S[i], call = s >= 0;
         if (!call) s = -1 - s;
         s = s | 0;
         now = t;

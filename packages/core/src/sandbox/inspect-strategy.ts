@@ -12,7 +12,7 @@ import type { StrategyInfo } from './worker-protocol.js';
 export async function inspectStrategyInGuest(source: string, limits: GuestLimits, isCancelled: () => boolean): Promise<StrategyInfo> {
   const session = await openGuestSession({ limits, seed: 1, startTime: 0, isCancelled });
   try {
-    const { ns, meta } = loadStrategy(session, source);
+    const { ns, meta } = await loadStrategy(session, source);
     const h = session.call('readExports', ns);
     const pairs = JSON.parse(session.vm.getString(h)) as string[];
     h.dispose();

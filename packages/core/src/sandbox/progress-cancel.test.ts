@@ -51,6 +51,24 @@ describe('progress and cancel', () => {
     await expect(pool.runBacktest({ source: SLOW, candles })).rejects.toMatchObject({ code: 'INVALID_JOB' });
   });
 
+  it('fails jobs with CRASHED when the child cannot start, instead of respawning forever', async () => {
+    const broken = createSandboxPool({ size: 1, workerPath: '/nonexistent/worker-entry.js' });
+    await expect(broken.runBacktest({ source: SLOW, candles: many(1) })).rejects.toMatchObject({ code: 'CRASHED', message: expect.stringMatching(/could not start/) });
+    await broken.close();
+  });
+
+  it('stops a strategy check whose top-level code blocks in a native call', async () => {
+    const checker = createSandboxPool({ size: 1, inspectCpuTimeMs: 200 });
+    const started = performance.now();
+    await expect(checker.inspectStrategy('new Array(1e9).join();\nexport function onCandle() {}')).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringMatching(/wall-clock|CPU time/),
+    });
+    expect(performance.now() - started).toBeLessThan(5000);
+    await expect(checker.inspectStrategy('export function onCandle() {}')).resolves.toMatchObject({ exports: { onCandle: 'function' } });
+    await checker.close();
+  });
+
   it('rejects jobs after close with POOL_CLOSED', async () => {
     const other = createSandboxPool({ size: 1 });
     await other.close();

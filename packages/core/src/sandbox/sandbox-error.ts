@@ -41,12 +41,22 @@ export class SandboxError extends Error {
   readonly details: unknown;
   /** Log lines the strategy wrote before it failed, when they could be saved. */
   readonly logs: GuestLogLine[];
+  /**
+   * CPU milliseconds the job used before it failed (for usage metering). When the host had to
+   * kill the child, the job's wall-clock time, an upper bound.
+   */
+  readonly cpuMs: number;
 
-  constructor(code: SandboxErrorCode, message: string, options: { details?: unknown; logs?: GuestLogLine[]; cause?: unknown } = {}) {
+  constructor(
+    code: SandboxErrorCode,
+    message: string,
+    options: { details?: unknown; logs?: GuestLogLine[]; cpuMs?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options.details;
     this.logs = options.logs ?? [];
+    this.cpuMs = options.cpuMs ?? 0;
   }
 
   /** The `{ code, message }` a backtest record stores as its error. */

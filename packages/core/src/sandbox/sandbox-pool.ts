@@ -88,6 +88,8 @@ export interface SandboxPool {
 interface Task {
   id: number;
   message: ParentMessage;
+  /** Wall-clock limit of this task, after which the host kills the child. */
+  wallTimeMs: number;
   resolve(value: unknown): void;
   reject(error: Error): void;
   onProgress?: (progress: BacktestProgress) => void;
@@ -144,7 +146,7 @@ async function readRss(pid: number): Promise<number | null> {
   }
 }
 
-const KILL_MESSAGES: Partial<Record<SandboxErrorCode, (o: Required<Pick<SandboxPoolOptions, 'wallTimeMs' | 'rssLimitBytes'>>) => string>> = {
+const KILL_MESSAGES: Partial<Record<SandboxErrorCode, (o: { wallTimeMs: number; rssLimitBytes: number }) => string>> = {
   TIMEOUT: (o) => `The strategy ran past the ${o.wallTimeMs} ms wall-clock limit and its process was stopped`,
   MEMORY_LIMIT: (o) => `The strategy's process went past the ${o.rssLimitBytes} bytes memory limit and was stopped`,
   CANCELLED: () => 'The backtest was cancelled',
@@ -182,6 +184,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   const queue: Task[] = [];
   let nextId = 1;
   let closed = false;
+  let startFailures = 0;
 
   const engineLimits = (): EngineLimits => ({
     build,
@@ -228,6 +231,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   function onMessage(slot: Slot, message: ChildMessage) {
     if (message.type === 'ready') {
       slot.ready = true;
+      startFailures = 0;
       dispatch();
       return;
     }
@@ -243,7 +247,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     }
     if (message.recycle) slot.recycle = true;
     if (message.type === 'error') {
-      settle(task, new SandboxError(message.code, message.message, { details: message.details ?? undefined, logs: message.logs }));
+      settle(task, new SandboxError(message.code, message.message, { details: message.details ?? undefined, logs: message.logs, cpuMs: message.cpuMs }));
     } else if (message.type === 'inspected') {
       settle(task, null, message.info);
     } else if (message.type === 'result') {
@@ -277,6 +281,16 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     child.on('error', () => kill(slot, 'CRASHED'));
     child.on('exit', (code, signal) => {
       clearTimers(slot);
+      if (!slot.ready && !slot.killReason && !closed) {
+        // A child that dies before it is ready will not do better next time: after three in a
+        // row, fail the waiting jobs instead of respawning forever.
+        startFailures++;
+        if (startFailures >= 3) {
+          startFailures = 0;
+          const why = slot.stderr.trim().split('\n').slice(-3).join(' ') || `exit code ${code}`;
+          for (const task of queue.splice(0)) settle(task, new SandboxError('CRASHED', `The sandbox process could not start: ${why}`));
+        }
+      }
       const index = slots.indexOf(slot);
       if (index >= 0) slots.splice(index, 1);
       const task = slot.task;
@@ -284,10 +298,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (task) {
         const reason = slot.killReason;
         const make = reason ? KILL_MESSAGES[reason] : undefined;
-        if (reason && make) settle(task, new SandboxError(reason, make(o)));
+        const cpuMs = performance.now() - task.startedAt;
+        if (reason && make) settle(task, new SandboxError(reason, make({ wallTimeMs: task.wallTimeMs, rssLimitBytes: o.rssLimitBytes }), { cpuMs }));
         else {
           const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-          settle(task, new SandboxError('CRASHED', `The sandbox process ${how} while running the job`, { details: { stderr: slot.stderr.slice(-500) } }));
+          settle(task, new SandboxError('CRASHED', `The sandbox process ${how} while running the job`, { details: { stderr: slot.stderr.slice(-500) }, cpuMs }));
         }
       }
       if (!closed) dispatch();
@@ -302,7 +317,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     task.startedAt = performance.now();
     slot.child.ref();
     (slot.child.channel as { ref?: () => void } | undefined)?.ref?.();
-    slot.wallTimer = setTimeout(() => kill(slot, 'TIMEOUT'), o.wallTimeMs);
+    slot.wallTimer = setTimeout(() => kill(slot, 'TIMEOUT'), task.wallTimeMs);
     const pid = slot.child.pid;
     if (pid !== undefined && process.platform === 'linux') {
       slot.rssTimer = setInterval(() => {
@@ -332,11 +347,11 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     }
   }
 
-  function submit<T>(message: ParentMessage, signal: AbortSignal | undefined, onProgress?: (p: BacktestProgress) => void): Promise<T> {
+  function submit<T>(message: ParentMessage, wallTimeMs: number, signal: AbortSignal | undefined, onProgress?: (p: BacktestProgress) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (closed) return reject(new SandboxError('POOL_CLOSED', 'The sandbox pool was closed'));
       if (signal?.aborted) return reject(new SandboxError('CANCELLED', 'The backtest was cancelled'));
-      const task: Task = { id: message.type === 'cancel' ? 0 : message.id, message, resolve: resolve as (v: unknown) => void, reject, onProgress, signal, startedAt: 0, settled: false };
+      const task: Task = { id: message.type === 'cancel' ? 0 : message.id, message, wallTimeMs, resolve: resolve as (v: unknown) => void, reject, onProgress, signal, startedAt: 0, settled: false };
       if (signal) {
         task.onAbort = () => {
           const queued = queue.indexOf(task);
@@ -368,17 +383,20 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         return Promise.reject(error);
       }
       const message: ParentMessage = { type: 'run', id: nextId++, job: wire, limits: engineLimits(), progressIntervalMs: o.progressIntervalMs };
-      return submit<BacktestResult>(message, runOptions.signal, runOptions.onProgress);
+      return submit<BacktestResult>(message, o.wallTimeMs, runOptions.signal, runOptions.onProgress);
     },
 
     async inspectStrategy(source, inspectOptions = {}) {
       const limits = { ...engineLimits(), cpuTimeMs: o.inspectCpuTimeMs };
       const message: ParentMessage = { type: 'inspect', id: nextId++, source, limits };
       try {
-        return await submit<StrategyInfo>(message, inspectOptions.signal);
+        return await submit<StrategyInfo>(message, o.inspectCpuTimeMs * 2 + 2000, inspectOptions.signal);
       } catch (error) {
         if (!(error instanceof SandboxError) || ['CRASHED', 'CANCELLED', 'POOL_CLOSED'].includes(error.code)) throw error;
-        const problems = Array.isArray(error.details) ? (error.details as object[]) : [{ path: 'source', message: error.message }];
+        const at = (error.details ?? {}) as { line?: number; column?: number };
+        const problems = Array.isArray(error.details)
+          ? (error.details as object[])
+          : [{ path: 'source', message: error.message, ...(at.line ? { line: at.line, column: at.column } : {}) }];
         throw new StratboxError('VALIDATION_FAILED', error.message, problems.map((p) => ({ ...p, code: error.code })));
       }
     },

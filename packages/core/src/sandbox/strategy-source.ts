@@ -1,4 +1,4 @@
-import { buildSync, type Message } from 'esbuild';
+import { build, buildSync, type BuildOptions, type BuildResult, type Message } from 'esbuild';
 import { StratboxError } from '../errors/stratbox-error.js';
 
 /** A strategy source with its TypeScript types stripped, ready for the sandbox. */
@@ -50,28 +50,65 @@ function lineOf(source: string, needle: string): { line?: number; column?: numbe
  * (strategies are one self-contained module), or a missing `onCandle` export.
  */
 export function compileStrategySource(source: string): CompiledStrategy {
-  if (typeof source !== 'string' || source.trim() === '') fail([{ path: 'source', message: 'The strategy source is empty' }]);
+  checkNotEmpty(source);
   let result;
   try {
-    result = buildSync({
-      stdin: { contents: source, loader: 'ts', sourcefile: FILE },
-      bundle: false,
-      write: false,
-      format: 'esm',
-      target: 'es2020',
-      platform: 'neutral',
-      metafile: true,
-      sourcemap: 'external',
-      outfile: 'strategy.js',
-      logLevel: 'silent',
-      charset: 'utf8',
-      legalComments: 'none',
-    });
+    result = buildSync(buildOptions(source));
   } catch (error) {
-    const errors = (error as { errors?: Message[] }).errors;
-    if (Array.isArray(errors) && errors.length > 0) fail(errors.map(problemOf));
-    throw error;
+    throw toValidationError(error);
   }
+  return fromResult(source, result);
+}
+
+/**
+ * The same as `compileStrategySource`, through esbuild's long-lived service instead of a
+ * synchronous call: cheaper for a process that compiles many sources (the sandbox's children).
+ */
+export async function compileStrategySourceAsync(source: string): Promise<CompiledStrategy> {
+  checkNotEmpty(source);
+  let result;
+  try {
+    result = await build(buildOptions(source));
+  } catch (error) {
+    throw toValidationError(error);
+  }
+  return fromResult(source, result);
+}
+
+function checkNotEmpty(source: string) {
+  if (typeof source !== 'string' || source.trim() === '') fail([{ path: 'source', message: 'The strategy source is empty' }]);
+}
+
+function buildOptions(source: string) {
+  return {
+    stdin: { contents: source, loader: 'ts', sourcefile: FILE },
+    bundle: false,
+    write: false,
+    format: 'esm',
+    target: 'es2020',
+    platform: 'neutral',
+    metafile: true,
+    sourcemap: 'external',
+    outfile: 'strategy.js',
+    logLevel: 'silent',
+    charset: 'utf8',
+    legalComments: 'none',
+  } satisfies BuildOptions;
+}
+
+function toValidationError(error: unknown): unknown {
+  const errors = (error as { errors?: Message[] }).errors;
+  if (Array.isArray(errors) && errors.length > 0) {
+    try {
+      fail(errors.map(problemOf));
+    } catch (validation) {
+      return validation;
+    }
+  }
+  return error;
+}
+
+function fromResult(source: string, result: BuildResult<{ write: false; metafile: true }>): CompiledStrategy {
   const outputKey = Object.keys(result.metafile.outputs).find((k) => k.endsWith('.js'));
   const output = outputKey ? result.metafile.outputs[outputKey] : undefined;
   const code = result.outputFiles.find((f) => f.path.endsWith('.js'))?.text ?? '';

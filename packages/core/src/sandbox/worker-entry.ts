@@ -4,9 +4,8 @@
  */
 import { runBacktestInGuest } from '../backtests/engine/run-in-guest.js';
 import { inspectStrategyInGuest } from './inspect-strategy.js';
-import { DEFAULT_QUICKJS_BUILD, newQuickJSInstance } from './quickjs-variants.js';
+import { DEFAULT_QUICKJS_BUILD } from './quickjs-variants.js';
 import { SandboxError } from './sandbox-error.js';
-import { compileStrategySource } from './strategy-source.js';
 import type { ChildMessage, ParentMessage } from './worker-protocol.js';
 
 const cancelled = new Set<number>();
@@ -26,7 +25,7 @@ function fail(id: number, error: unknown): void {
       ? error
       : new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
   const recycle = !(error instanceof SandboxError) || e.code === 'STACK_OVERFLOW' || e.code === 'MEMORY_LIMIT' || e.code === 'CRASHED';
-  send({ type: 'error', id, code: e.code, message: e.message, details: e.details ?? null, logs: e.logs, recycle });
+  send({ type: 'error', id, code: e.code, message: e.message, details: e.details ?? null, logs: e.logs, cpuMs: e.cpuMs, recycle });
 }
 
 async function handle(message: ParentMessage): Promise<void> {
@@ -67,12 +66,35 @@ process.on('message', (message: ParentMessage) => {
 });
 process.on('disconnect', () => process.exit(0));
 
-/** Compiles the WASM module and starts esbuild once, so the first job does not pay for them. */
+/**
+ * Before taking jobs: starts esbuild's service, compiles the WASM module and runs a tiny
+ * backtest, so V8 has compiled QuickJS's hot paths and the first real job does not pay for it.
+ */
 async function warmUp(): Promise<void> {
   try {
-    compileStrategySource('export function onCandle() {}');
     const build = process.argv[2] === 'quickjs-ng' ? 'quickjs-ng' : DEFAULT_QUICKJS_BUILD;
-    (await newQuickJSInstance(build)).newContext().dispose();
+    const n = 2000;
+    const candles = new Float64Array(n * 6);
+    for (let i = 0; i < n; i++) candles.set([i * 60_000, 100, 101 + (i % 3), 99 - (i % 2), 100 + (i % 5), 1], i * 6);
+    await runBacktestInGuest(
+      {
+        source: `export function onCandle(ctx, c) { if (ctx.indicators.sma(c.symbol, 5) > ctx.indicators.sma(c.symbol, 20) && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 }); else if (ctx.position(c.symbol)) ctx.close(c.symbol); }`,
+        symbols: ['WARM/UP'],
+        candles: [candles],
+        history: [0],
+        startTime: 0,
+        fees: { maker: 0, taker: 0 },
+        leverage: 1,
+        slippage: 0,
+        initialCapital: 10_000,
+        params: {},
+        seed: 1,
+        marketType: 'LINEAR',
+        maintenanceMarginRate: 0.005,
+      },
+      { build, memoryLimitBytes: 64 * 1024 * 1024, stackLimitBytes: 256 * 1024, cpuTimeMs: 5000, maxLogLines: 10, maxLogBytes: 1000, maxIndicators: 8 },
+      { isCancelled: () => false, onProgress() {} },
+    );
   } catch {
     // A failed warm-up shows up again, as a clear error, in the first job.
   }

@@ -23,4 +23,4 @@ export type ChildMessage =
   | { type: 'progress'; id: number; processed: number; total: number }
   | { type: 'result'; id: number; output: RunOutput; peakRssBytes: number; recycle: boolean }
   | { type: 'inspected'; id: number; info: StrategyInfo; recycle: boolean }
-  | { type: 'error'; id: number; code: SandboxErrorCode; message: string; details: unknown; logs: GuestLogLine[]; recycle: boolean };
+  | { type: 'error'; id: number; code: SandboxErrorCode; message: string; details: unknown; logs: GuestLogLine[]; cpuMs: number; recycle: boolean };

@@ -208,3 +208,37 @@ describe('multi-symbol backtests', () => {
     expect(r.metrics.tradeCount).toBe(2);
   });
 });
+
+describe('ctx', () => {
+  it('shows positions, open orders, equity and cash; cancels orders and moves stops', async () => {
+    const source = `let i = 0;
+export function onCandle(ctx, c) {
+  if (i === 0) {
+    ctx.buy(c.symbol, { quantity: 2, stopLoss: 50, tag: 'entry' });
+    const id = ctx.buy(c.symbol, { type: 'limit', price: 10, quantity: 1 });
+    ctx.log('orders', ctx.orders().length, ctx.orders(c.symbol)[1].type, ctx.cancel(id), ctx.cancel(id), ctx.orders().length);
+  }
+  if (i === 1) {
+    const p = ctx.position(c.symbol);
+    ctx.log('position', p.side, p.quantity, p.entryPrice, p.stopLoss, p.takeProfit, p.unrealizedPnl, ctx.equity(), ctx.cash());
+    ctx.log('moved', ctx.setStopLoss(c.symbol, 105), ctx.setTakeProfit(c.symbol, null), ctx.position(c.symbol).stopLoss);
+    ctx.log('frozen', Object.isFrozen(p), Object.isFrozen(ctx), Object.isFrozen(ctx.params), ctx.symbols.join(','), ctx.mode);
+  }
+  if (i === 2) ctx.log('after stop', ctx.position(c.symbol), ctx.equity());
+  i++;
+}
+export function onOrder(ctx, o) { ctx.log('event', o.type, o.status, o.tag); }`;
+    const r = await run(source, [flat(100), [100, 112, 100, 110], [106, 106, 104, 104], flat(104)], { slippage: 0, fees: { maker: 0, taker: 0 } });
+    expect(r.logs.map((l) => l.message)).toEqual([
+      'orders 2 limit true false 1',
+      'event limit cancelled null',
+      'event market filled entry',
+      'position long 2 100 50 null 20 10020 10000',
+      'moved true true 105',
+      'frozen true true true BTC/USDT:USDT backtest',
+      'event stopLoss filled null',
+      'after stop null 10010',
+    ]);
+    expect(r.trades[0]).toMatchObject({ exitReason: 'stopLoss', exitPrice: 105, pnl: 10 });
+  });
+});

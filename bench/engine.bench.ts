@@ -1,0 +1,186 @@
+/**
+ * Backtest engine benchmark: bars per second of the reference SMA-crossover strategy through the
+ * whole engine (child process, QuickJS sandbox, fills, equity marks, metrics, result shapes) on
+ * 1,000,000 one-minute candles, for both QuickJS builds, beside the same strategy logic as plain
+ * JavaScript in the host, and a one-year (525,600 candles) end-to-end run.
+ *
+ *   cd bench && node --conditions=@stratbox/source --import tsx engine.bench.ts
+ *
+ * Targets (issue): >= 500,000 bars/s through the sandbox, 525,600 candles in under 2 s.
+ */
+import { availableParallelism, loadavg } from 'node:os';
+import { createSandboxPool, type QuickJSBuild } from '../packages/core/src/sandbox/index.js';
+import type { CandleColumns } from '../packages/core/src/backtests/engine/index.js';
+
+const BARS = Number(process.env.BARS ?? 1_000_000);
+const YEAR_BARS = 525_600;
+const FEES = { maker: 0.0002, taker: 0.0005 };
+
+const STRATEGY = `export const meta = {
+  timeframe: '1m',
+  warmup: 50,
+  params: { fast: { type: 'int', default: 10, min: 2 }, slow: { type: 'int', default: 50 } },
+};
+export function onCandle(ctx, candle) {
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
+  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+  if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
+}`;
+
+/** Deterministic random walk of one-minute candles (mulberry32). */
+function syntheticCandles(n: number, seed = 42): CandleColumns {
+  let a = seed >>> 0;
+  const rnd = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const time = new Float64Array(n);
+  const open = new Float64Array(n);
+  const high = new Float64Array(n);
+  const low = new Float64Array(n);
+  const close = new Float64Array(n);
+  const volume = new Float64Array(n);
+  let price = 30_000;
+  const start = Date.UTC(2023, 0, 1);
+  for (let i = 0; i < n; i++) {
+    const o = price;
+    price = Math.max(1, price * (1 + (rnd() - 0.5) * 0.003));
+    time[i] = start + i * 60_000;
+    open[i] = o;
+    close[i] = price;
+    high[i] = Math.max(o, price) * (1 + rnd() * 0.001);
+    low[i] = Math.min(o, price) * (1 - rnd() * 0.001);
+    volume[i] = 1 + rnd() * 10;
+  }
+  return { time, open, high, low, close, volume };
+}
+
+/** The same strategy and fill model (next-open market fills, taker fee, equity marked per close) as plain host JavaScript. */
+function hostBaseline(c: CandleColumns, capital = 10_000) {
+  const n = c.time.length;
+  const fast = 10;
+  const slow = 50;
+  let sumF = 0;
+  let sumS = 0;
+  let cash = capital;
+  let qty = 0;
+  let entry = 0;
+  let pending = 0; // +1 buy, -1 close
+  let trades = 0;
+  const equity = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const o = c.open[i]!;
+    const cl = c.close[i]!;
+    if (pending > 0) {
+      const eq = cash + qty * (o - entry);
+      qty = (0.1 * eq) / o;
+      entry = o;
+      cash -= qty * o * FEES.taker;
+    } else if (pending < 0 && qty !== 0) {
+      cash += qty * (o - entry) - qty * o * FEES.taker;
+      qty = 0;
+      trades++;
+    }
+    pending = 0;
+    sumF += cl;
+    sumS += cl;
+    if (i >= fast) sumF -= c.close[i - fast]!;
+    if (i >= slow) sumS -= c.close[i - slow]!;
+    equity[i] = cash + qty * (cl - entry);
+    if (i >= slow - 1) {
+      const f = sumF / fast;
+      const s = sumS / slow;
+      if (f > s && qty === 0) pending = 1;
+      if (f < s && qty !== 0) pending = -1;
+    }
+  }
+  return { trades, final: equity[n - 1]! };
+}
+
+function slice(c: CandleColumns, n: number): CandleColumns {
+  return {
+    time: (c.time as Float64Array).subarray(0, n),
+    open: (c.open as Float64Array).subarray(0, n),
+    high: (c.high as Float64Array).subarray(0, n),
+    low: (c.low as Float64Array).subarray(0, n),
+    close: (c.close as Float64Array).subarray(0, n),
+    volume: (c.volume as Float64Array).subarray(0, n),
+  };
+}
+
+const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
+const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
+
+async function main() {
+  console.log(`Stratbox engine bench: ${fmt(BARS)} one-minute candles, SMA(10/50) crossover, Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log('Sandbox rows: best of 3 end-to-end runs (job sent to a warm child, QuickJS, fills, equity, metrics, result back).');
+  const candles = syntheticCandles(BARS);
+
+  // Host baseline: best of 3.
+  let hostMs = Infinity;
+  let hostTrades = 0;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    hostTrades = hostBaseline(candles).trades;
+    hostMs = Math.min(hostMs, performance.now() - t0);
+  }
+  const hostRate = BARS / (hostMs / 1000);
+
+  const rows: { build: QuickJSBuild; ms: number; rate: number; cpuMs: number; trades: number; rss: number; yearMs: number; curveMs: number }[] = [];
+  for (const build of ['quickjs', 'quickjs-ng'] as QuickJSBuild[]) {
+    const pool = createSandboxPool({ size: 1, build, cpuTimeMs: 120_000, rssLimitBytes: 3 * 1024 ** 3, maxOldSpaceSizeMb: 2048 });
+    try {
+      await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': slice(candles, 20_000) }, fees: FEES }); // warm the child
+      let best = Infinity;
+      let cpuMs = 0;
+      let trades = 0;
+      let rss = 0;
+      let curveMs = 0;
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        const r = await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': candles }, fees: FEES });
+        const ms = performance.now() - t0;
+        if (ms < best) {
+          best = ms;
+          cpuMs = r.stats.cpuMs;
+        }
+        trades = r.trades.length;
+        rss = Math.max(rss, r.stats.peakRssBytes);
+        const c0 = performance.now();
+        if (r.equityCurve.length !== r.series.equity.length) throw new Error('equity curve mismatch');
+        curveMs = performance.now() - c0;
+      }
+      const year = slice(candles, Math.min(YEAR_BARS, BARS));
+      let yearMs = Infinity;
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': year }, fees: FEES });
+        yearMs = Math.min(yearMs, performance.now() - t0);
+      }
+      rows.push({ build, ms: best, rate: BARS / (best / 1000), cpuMs, trades, rss, yearMs, curveMs });
+    } finally {
+      await pool.close();
+    }
+  }
+
+  console.log('');
+  console.log('| engine | bars/s (wall) | wall ms | child CPU ms | bars per child CPU-second | trades | vs host JS | 525,600 bars | peak child RSS |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`| host JS (no sandbox) | ${fmt(hostRate)} | ${hostMs.toFixed(1)} | - | - | ${hostTrades} | 1.00x | - | - |`);
+  for (const r of rows) {
+    console.log(
+      `| ${r.build} sandbox | ${fmt(r.rate)} | ${fmt(r.ms)} | ${fmt(r.cpuMs)} | ${fmt(BARS / (r.cpuMs / 1000))} | ${r.trades} | ${(r.rate / hostRate).toFixed(4)}x (1/${fmt(hostRate / r.rate)}) | ${r.yearMs.toFixed(0)} ms | ${mb(r.rss)} |`,
+    );
+  }
+  const fastest = rows.reduce((a, b) => (b.rate > a.rate ? b : a));
+  console.log('');
+  console.log(`faster build: ${fastest.build} (${fmt(fastest.rate)} bars/s; target >= 500,000)`);
+  console.log(`one year of 1-minute candles end to end: ${fmt(fastest.yearMs)} ms (target < 2,000 ms)`);
+  console.log(`building the contract-shaped equity curve (${fmt(BARS)} ISO-timestamped points, on first access): ${fmt(fastest.curveMs)} ms`);
+}
+
+await main();
