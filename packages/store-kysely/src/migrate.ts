@@ -1,4 +1,4 @@
-import { Migrator, type Kysely } from 'kysely';
+import { Migrator, sql, type Kysely } from 'kysely';
 import type { DialectName } from './dialect-name.js';
 import { createMigrationProvider } from './migrations/index.js';
 
@@ -15,10 +15,25 @@ export interface MigrateOptions {
 
 /**
  * Brings the database to the latest schema. Safe to run again and from several processes at
- * once (Kysely's migration lock); applied migrations are skipped. Throws the first migration
+ * once: on PostgreSQL the processes take turns on an advisory lock per schema (Kysely's own
+ * lock table cannot be created safely by two processes at the same instant), on SQLite the
+ * write lock serializes them; applied migrations are skipped. Throws the first migration
  * error, after which the failed migration and any later ones are not applied.
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions): Promise<void> {
+  if (options.dialect !== 'postgres') return migrate(db, options);
+  const key = `stratbox-migrations:${options.schema ?? 'public'}`;
+  await db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(hashtext(${key}))`.execute(connection);
+    try {
+      await migrate(connection, options);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
+    }
+  });
+}
+
+async function migrate(db: Kysely<any>, options: MigrateOptions): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: createMigrationProvider(options.dialect),

@@ -15,6 +15,13 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * Settings the test process may have (CI sets DATABASE_URL and REDIS_URL for the tests that
+ * use them) that must not leak into a server started for a test that does not ask for them:
+ * such a server runs on SQLite in its own DATA_DIR, in process.
+ */
+const ISOLATED_ENV = { DATABASE_URL: '', REDIS_URL: '', STRATBOX_ROLE: '', STRATBOX_MASTER_KEY: '' };
+
 /** A temporary DATA_DIR, removed by the returned function. */
 export function tempDataDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'stratbox-e2e-'));
@@ -28,7 +35,7 @@ export function tempDataDir(): { dir: string; remove: () => void } {
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
     cwd: SERVER_DIR,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, ...ISOLATED_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
@@ -80,7 +87,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...NODE_ARGS, 'src/cli.ts', ...args], {
       cwd: SERVER_DIR,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...ISOLATED_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
