@@ -7,6 +7,8 @@ export default defineConfig({
     'testing/index': 'src/testing/index.ts',
     // The sandbox's child-process entry: forked by createSandboxPool from dist/sandbox/.
     'sandbox/worker-entry': 'src/sandbox/worker-entry.ts',
+    // The live-trading sandbox's child-process entry: forked by createLiveSandbox.
+    'sandbox/live-worker-entry': 'src/sandbox/live-worker-entry.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -5,14 +5,52 @@ import { readConfig } from './config.js';
 import { loadMasterKey } from './master-key.js';
 import { createApp } from './create-app.js';
 import { openStore } from './open-store.js';
+import { readDeploymentConfig } from './deployment-config.js';
+import { openQueue } from './open-queue.js';
+import { readScaleOutConfig, runsJobs, servesHttp } from './roles.js';
 
-/** Starts the complete Stratbox service; SIGTERM or SIGINT close it cleanly. */
+/**
+ * Starts the Stratbox service in the role STRATBOX_ROLE says (api, worker or all, see
+ * roles.ts); SIGTERM or SIGINT close it cleanly.
+ */
 async function main() {
   const config = readConfig();
+  const scale = readScaleOutConfig();
   const logger = createJsonLogger({ level: config.logLevel });
   const store = await openStore(config);
-  const stratbox = createStratbox({ store, logger, masterKey: loadMasterKey(config) });
+  const { queue, events } = openQueue(scale, logger);
+  const live = readDeploymentConfig(store, logger);
+  const stratbox = createStratbox({
+    store, logger, masterKey: loadMasterKey(config),
+    ...live,
+    // an api node runs no background work: neither backtests nor live deployments
+    ...(runsJobs(scale.role) ? {} : { deployments: { ...live.deployments, run: false } }),
+    ...(queue ? { queue } : {}),
+    ...(events ? { events } : {}),
+    workerConcurrency: runsJobs(scale.role) ? scale.workerConcurrency : 0,
+  });
   await stratbox.start();
+  const backend = { store: config.databaseUrl ? 'postgres' : 'sqlite', queue: scale.redisUrl ? 'bullmq' : 'in-process', role: scale.role };
+  if (scale.redisUrl && !config.databaseUrl && scale.role !== 'all') {
+    logger.warn('REDIS_URL without DATABASE_URL: every process must then share one SQLite file on one machine');
+  }
+
+  if (!servesHttp(scale.role)) {
+    logger.info('worker ready', { pid: process.pid, concurrency: scale.workerConcurrency, ...backend });
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info('shutting down', { signal });
+      await stratbox.close(); // running jobs go back to the queue for the other workers
+      logger.info('stopped');
+      process.exit(0);
+    };
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
+    return;
+  }
+
   const server = createServer(createApp(stratbox));
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
@@ -26,7 +64,7 @@ async function main() {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info('listening', { port, store: config.databaseUrl ? 'postgres' : 'sqlite', dataDir: config.databaseUrl ? undefined : config.dataDir });
+  logger.info('listening', { port, ...backend, pid: process.pid, dataDir: config.databaseUrl ? undefined : config.dataDir });
 
   let stopping = false;
   const stop = async (signal: string) => {

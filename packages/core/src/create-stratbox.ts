@@ -16,7 +16,7 @@ import { createInProcessJobQueue } from './queue/in-process-job-queue.js';
 import { createMarketData } from './market-data/composite-market-data.js';
 import type { BacktestExecutor } from './backtests/backtest-executor.js';
 import { createBacktestService, type BacktestService } from './backtests/backtest-service.js';
-import { createBacktestWorker } from './backtests/backtest-worker.js';
+import { createBacktestWorker, type BacktestRecovery } from './backtests/backtest-worker.js';
 import { createSandboxExecutor } from './backtests/sandbox-executor.js';
 import { createSandboxPool, type SandboxPoolOptions } from './sandbox/sandbox-pool.js';
 import { checkStrategySource } from './sandbox/strategy-source.js';
@@ -25,6 +25,12 @@ import { createMarketplaceServices, type MarketplaceServices } from './marketpla
 import type { SecretBox } from './ports/secret-box.js';
 import { createAesGcmSecretBox, generateMasterKey } from './credentials/index.js';
 import { createCredentialService, type CredentialService } from './credentials/credential-service.js';
+import { createCandlePriceSource } from './exchanges/candle-price-source.js';
+import { createExchangeClientPool, type ExchangeClientPool } from './exchanges/exchange-client-pool.js';
+import { createLiveSandbox, type LiveSandboxOptions } from './sandbox/live-sandbox.js';
+import { createDeploymentService, type DeploymentService } from './deployments/deployment-service.js';
+import { createDeploymentSupervisor, type DeploymentSupervisorOptions } from './deployments/supervisor.js';
+import { createDeploymentLogWriter } from './deployments/deployment-log.js';
 
 export interface StratboxConfig {
   /** Where records live. Default: an in-memory store (lost on exit); use @stratbox/store-kysely to persist. */
@@ -59,6 +65,20 @@ export interface StratboxConfig {
   billing?: BillingConfig;
   /** Backtests this process runs at once once `start()` is called (default 2; 0 runs none here). */
   workerConcurrency?: number;
+  /**
+   * Live deployments: how often they poll, when repeated exchange failures fail them, the
+   * limits of their sandbox, and the exchange client pool (default: one per Stratbox, with the
+   * `paper` exchange filling against the market data's candle closes).
+   */
+  deployments?: DeploymentSupervisorOptions & {
+    sandbox?: LiveSandboxOptions;
+    exchanges?: ExchangeClientPool;
+  };
+  /**
+   * What `start()` does about backtests a stop left queued or running. Default: `resubmit` when
+   * `queue` is shared by several nodes (`queue.shared`, e.g. BullMQ), else `restart`.
+   */
+  backtestRecovery?: BacktestRecovery;
 }
 
 export interface Stratbox {
@@ -77,6 +97,9 @@ export interface Stratbox {
   readonly backtests: BacktestService;
   readonly billing: BillingServices;
   readonly credentials: CredentialService;
+  readonly deployments: DeploymentService;
+  /** The exchange clients deployments trade through (one per credential). */
+  readonly exchanges: ExchangeClientPool;
   readonly marketplace: MarketplaceServices;
   readonly marketData: MarketData;
   readonly queue: JobQueue;
@@ -124,8 +147,27 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const worker = createBacktestWorker({
     store, clock, logger, events, queue, executor, marketData,
     concurrency: config.workerConcurrency ?? 2,
+    ...(config.backtestRecovery ? { recovery: config.backtestRecovery } : {}),
     onCompute: (userId, ms) => billing.usage.addCompute(userId, ms),
   });
+  const exchanges =
+    config.deployments?.exchanges ??
+    createExchangeClientPool({ clock, logger, paper: { prices: createCandlePriceSource({ marketData, clock }), clock } });
+  const liveSandbox = createLiveSandbox(config.deployments?.sandbox);
+  const supervisor = createDeploymentSupervisor({
+    store, clock, logger, events, marketData, credentials, exchanges, sandbox: liveSandbox,
+    ...(config.deployments?.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.deployments.pollIntervalMs }),
+    ...(config.deployments?.maxExchangeFailures === undefined ? {} : { maxExchangeFailures: config.deployments.maxExchangeFailures }),
+    ...(config.deployments?.run === undefined ? {} : { run: config.deployments.run }),
+    ...(config.deployments?.scanIntervalMs === undefined ? {} : { scanIntervalMs: config.deployments.scanIntervalMs }),
+    onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
+  });
+  const deployments = createDeploymentService({
+    store, clock, credentials, executor, supervisor,
+    log: createDeploymentLogWriter({ store, clock, logger }),
+    assertDeploymentSlot: (userId, tx) => billing.usage.assertDeploymentSlot(userId, tx),
+  });
+  let deploymentsStarted: Promise<void> | undefined;
   let started: Promise<void> | undefined;
   let closed = false;
   return {
@@ -135,23 +177,31 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     authenticate: config.authenticate ?? apiKeys.authenticate,
     strategies,
     users: { createUser: apiKeys.createUser, createApiKey: apiKeys.createApiKey },
-    api: createApiHandlers({ strategies, backtests, marketData, billing, marketplace, credentials }),
+    api: createApiHandlers({ strategies, backtests, marketData, billing, marketplace, credentials, deployments }),
     events,
     channels,
     backtests,
     billing,
     marketplace,
     credentials,
+    deployments,
+    exchanges,
     marketData,
     queue,
     start() {
-      if ((config.workerConcurrency ?? 2) <= 0) return Promise.resolve();
+      // Deployments that were running when the process ended resume; their orders are reconciled.
+      deploymentsStarted ??= supervisor.start();
+      if ((config.workerConcurrency ?? 2) <= 0) return deploymentsStarted ?? Promise.resolve();
       started ??= worker.start();
-      return started;
+      return Promise.all([started, deploymentsStarted]).then(() => undefined);
     },
     async close() {
       if (closed) return;
       closed = true;
+      // Deployments keep their status: the next start() resumes them.
+      await supervisor.close();
+      await liveSandbox.close();
+      if (!config.deployments?.exchanges) await exchanges.close();
       await queue.close();
       await executor.close();
       await events.close();

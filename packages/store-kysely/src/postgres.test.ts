@@ -80,6 +80,7 @@ describePostgres('kysely postgres', () => {
           'billing_customers',
           'candle_chunks',
           'credentials',
+          'deployment_logs',
           'deployments',
           'kysely_migration',
           'kysely_migration_lock',
@@ -102,6 +103,7 @@ describePostgres('kysely postgres', () => {
           { name: '0002-backtests-and-candles' },
           { name: '0003-credentials-and-orders' },
           { name: '0004-marketplace-and-billing' },
+          { name: '0005-deployment-logs' },
         ]);
       } finally {
         await client.end();

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * The Kysely `Database` type of the Stratbox tables. Column names are snake_case; timestamps
  * are the ISO 8601 strings core gives; arrays, maps and the error object are JSON text.
@@ -8,6 +10,7 @@ export interface Database {
   strategies: StrategiesTable;
   strategy_versions: StrategyVersionsTable;
   deployments: DeploymentsTable;
+  deployment_logs: DeploymentLogsTable;
   backtests: BacktestsTable;
   backtest_results: BacktestResultsTable;
   candle_chunks: CandleChunksTable;
@@ -145,6 +148,16 @@ export interface CredentialsTable {
   /** BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
   secrets: Uint8Array;
   created_at: string;
+}
+
+/** Deployment log lines (migration 0005); `seq` orders lines of equal timestamp. */
+export interface DeploymentLogsTable {
+  seq: Generated<number>;
+  deployment_id: string;
+  user_id: string;
+  timestamp: string;
+  level: string;
+  message: string;
 }
 
 /** Live orders of deployments; `client_order_id` is unique. */

@@ -61,6 +61,7 @@ describe('kysely sqlite file', () => {
       '0002-backtests-and-candles',
       '0003-credentials-and-orders',
       '0004-marketplace-and-billing',
+      '0005-deployment-logs',
     ]);
     await first.close();
 

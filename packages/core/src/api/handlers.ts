@@ -8,6 +8,7 @@ import { candlePage } from '../market-data/candle-page.js';
 import type { BillingServices } from '../billing/create-billing-services.js';
 import type { MarketplaceServices } from '../marketplace/create-marketplace-services.js';
 import type { CredentialService } from '../credentials/credential-service.js';
+import type { DeploymentService } from '../deployments/deployment-service.js';
 
 /** What a handler receives: the validated input and the authenticated caller. */
 export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
@@ -30,6 +31,7 @@ export interface ApiServices {
   billing: BillingServices;
   marketplace: MarketplaceServices;
   credentials: CredentialService;
+  deployments: DeploymentService;
 }
 
 function notImplemented(key: RouteKey): ApiHandler<RouteKey> {
@@ -58,6 +60,13 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'credentials.get': ({ userId, params }) => services.credentials.get(userId, params.id),
     'credentials.create': ({ userId, body }) => services.credentials.create(userId, body),
     'credentials.delete': ({ userId, params }) => services.credentials.delete(userId, params.id),
+    'deployments.list': ({ userId, query }) => services.deployments.list(userId, query),
+    'deployments.get': ({ userId, params }) => services.deployments.get(userId, params.id),
+    'deployments.create': ({ userId, body }) => services.deployments.create(userId, body),
+    'deployments.stop': ({ userId, params }) => services.deployments.stop(userId, params.id),
+    'deployments.restart': ({ userId, params }) => services.deployments.restart(userId, params.id),
+    'deployments.delete': ({ userId, params }) => services.deployments.delete(userId, params.id),
+    'deployments.logs': ({ userId, params, query }) => services.deployments.logs(userId, params.id, query),
     'marketplace.search': ({ userId, query }) => services.marketplace.listings.search(userId, query),
     'marketplace.myListings': ({ userId, query }) => services.marketplace.listings.myListings(userId, query),
     'marketplace.purchases': ({ userId, query }) => services.marketplace.purchases.list(userId, query),

@@ -25,7 +25,24 @@ export interface BacktestWorkerDeps {
   progressIntervalMs?: number;
   /** Called with the CPU milliseconds a finished run used (usage metering). */
   onCompute?: (userId: string, computeMs: number) => Promise<void>;
+  /**
+   * What `start()` does about backtests left `queued` or `running` (see `BacktestRecovery`).
+   * Default: `resubmit` when the queue is shared by several nodes (`queue.shared`), else `restart`.
+   */
+  recovery?: BacktestRecovery;
 }
+
+/**
+ * Start-up recovery of backtests a stop interrupted:
+ * - `restart` (one node, in-process queue): every `running` run is this process's own dead run:
+ *   re-queue it (or fail it after too many attempts) and re-add every `queued` one;
+ * - `resubmit` (several nodes, shared queue): a `running` run may belong to a live worker on
+ *   another node, so only re-add the jobs (the queue ignores those it already holds); a run
+ *   whose worker died is handed out again by the queue's own stalled-job detection, and its
+ *   handler takes it over (`job.redelivered`);
+ * - `none`: nothing.
+ */
+export type BacktestRecovery = 'restart' | 'resubmit' | 'none';
 
 /** A run interrupted by a crash is tried this many times in all before it is failed. */
 const MAX_ATTEMPTS = 2;
@@ -55,9 +72,31 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
   const { store, clock, logger, events, queue, executor, marketData } = deps;
   const interval = deps.progressIntervalMs ?? 250;
 
+  /**
+   * A run left `running` by a stop: null if it is given up (failed with a reason) or no longer
+   * running, else the record, still `running`, to run again.
+   */
+  async function resume(id: string, r: BacktestRecord): Promise<BacktestRecord | null> {
+    if (r.attempts >= MAX_ATTEMPTS) {
+      const failed = await store.backtests.transition(id, ['running'], {
+        status: 'failed',
+        error: { code: 'INTERRUPTED', message: `The run was interrupted ${r.attempts} times (server restart or crash); giving up` },
+        finishedAt: clock.now().toISOString(),
+      });
+      if (failed) events.publish(`backtest:${id}:progress`, toProgressEvent(failed));
+      return null;
+    }
+    return store.backtests.transition(id, ['running'], { progress: 0, processedBars: 0, startedAt: clock.now().toISOString() });
+  }
+
   async function run(job: Job, signal: AbortSignal): Promise<void> {
-    const started = await store.backtests.transition(job.id, ['queued'], { status: 'running', startedAt: clock.now().toISOString() });
-    if (!started) return; // cancelled, or another worker took it
+    let started = await store.backtests.transition(job.id, ['queued'], { status: 'running', startedAt: clock.now().toISOString() });
+    if (!started && job.redelivered) {
+      // the worker that ran it died or stopped: the queue handed it to us, take it over
+      const current = await store.backtests.transition(job.id, ['running'], { status: 'running' });
+      if (current) started = await resume(job.id, current);
+    }
+    if (!started) return; // cancelled, finished, or another worker took it
     const record = (await store.backtests.transition(job.id, ['running'], { attempts: started.attempts + 1 })) ?? started;
     events.publish(`backtest:${record.id}:progress`, toProgressEvent(record));
     let ownsSource = false;
@@ -132,12 +171,19 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
 
   return {
     /**
-     * Re-queues backtests that were waiting when the process stopped, retries runs a crash
-     * interrupted (once), fails the rest with a reason, then starts taking jobs.
+     * Recovers backtests a stop interrupted (see `BacktestRecovery`: with `restart`, re-queues
+     * the waiting ones, retries runs a crash interrupted (once) and fails the rest with a
+     * reason), then starts taking jobs.
      */
     async start(): Promise<void> {
-      const interrupted = await store.backtests.listByStatus(['queued', 'running'], 10_000);
+      const recovery = deps.recovery ?? (queue.shared ? 'resubmit' : 'restart');
+      const interrupted = recovery === 'none' ? [] : await store.backtests.listByStatus(['queued', 'running'], 10_000);
       for (const r of interrupted) {
+        if (recovery === 'resubmit') {
+          // the queue adds only the jobs it does not hold (e.g. lost between insert and enqueue)
+          await queue.enqueue({ name: BACKTEST_JOB, id: r.id, payload: {}, ...(r.status === 'running' ? { redelivered: true } : {}) });
+          continue;
+        }
         if (r.status === 'running') {
           if (r.attempts >= MAX_ATTEMPTS) {
             const failed = await store.backtests.transition(r.id, ['running'], {

@@ -3,6 +3,12 @@ export interface Job {
   name: string;
   id: string;
   payload: Record<string, unknown>;
+  /**
+   * True when this job was handed out before and that delivery did not finish (its worker died
+   * or shut down), or when a recovery scan re-adds a job whose record says it is running. The
+   * handler may then take over a run left half-done.
+   */
+  redelivered?: boolean;
 }
 
 export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
@@ -18,6 +24,12 @@ export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
  *   whichever node runs it.
  */
 export interface JobQueue {
+  /**
+   * True when jobs live outside this process and several nodes share them (e.g. BullMQ): the
+   * queue itself hands a dead worker's jobs out again, so start-up recovery must not touch runs
+   * another live node holds. Absent or false: jobs live in this process only.
+   */
+  readonly shared?: boolean;
   enqueue(job: Job): Promise<void>;
   /** Starts taking jobs of this name. Call once per name. */
   process(name: string, handler: JobHandler, options: { concurrency: number }): void;

@@ -187,6 +187,9 @@ export interface StrategyRepository {
   getVersion(userId: string, strategyId: string, version: number): Promise<StrategyVersionRecord | null>;
 }
 
+/** Fields the deployment service and supervisor may change on a deployment. */
+export type DeploymentPatch = Partial<Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt'>>;
+
 export interface DeploymentRepository {
   /** Inserts a deployment; throws if the id exists. */
   insert(deployment: DeploymentRecord): Promise<void>;
@@ -194,6 +197,45 @@ export interface DeploymentRepository {
   list(userId: string, page: PageRequest): Promise<DeploymentRecord[]>;
   /** Number of the user's deployments in an active status (starting, running, stopping), optionally of one strategy or credential. */
   countActive(userId: string, filter?: { strategyId?: string; credentialId?: string }): Promise<number>;
+  /**
+   * Applies `patch` (undefined fields are not changed) only if the deployment is currently in
+   * one of the `from` statuses, atomically (a compare-and-set: of two concurrent transitions
+   * from the same status, exactly one wins). Returns the updated record, or null if it was not
+   * in a `from` status or does not exist. Not scoped to a user: for the supervisor and the
+   * service, after ownership was checked.
+   */
+  transition(id: string, from: readonly DeploymentStatus[], patch: DeploymentPatch): Promise<DeploymentRecord | null>;
+  /** Applies `patch` whatever the status; the updated record, or null if there is no such deployment. Not scoped to a user. */
+  update(id: string, patch: DeploymentPatch): Promise<DeploymentRecord | null>;
+  /**
+   * Deletes the user's deployment together with its orders and log entries; false if there is
+   * no such deployment (or it is another user's).
+   */
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Deployments in the given statuses, oldest first, across users (for recovery at start). */
+  listByStatus(statuses: readonly DeploymentStatus[], limit: number): Promise<DeploymentRecord[]>;
+}
+
+export type DeploymentLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** One line of a deployment's log: a system event or a strategy's `ctx.log`. */
+export interface DeploymentLogRecord {
+  deploymentId: string;
+  userId: string;
+  /** ISO 8601 UTC with milliseconds. */
+  timestamp: string;
+  level: DeploymentLogLevel;
+  message: string;
+}
+
+export interface DeploymentLogRepository {
+  /** Appends entries; entries appended later come later in `list` for equal timestamps. */
+  append(entries: readonly DeploymentLogRecord[]): Promise<void>;
+  /**
+   * The user's deployment's entries, oldest first (timestamp, then order of appending), at or
+   * after `since` when given, at most `limit`. Empty if the deployment is not the user's.
+   */
+  list(userId: string, deploymentId: string, options: { since?: string; limit: number }): Promise<DeploymentLogRecord[]>;
 }
 
 export interface BacktestRepository {
@@ -334,6 +376,7 @@ export interface StoreRepositories {
   apiKeys: ApiKeyRepository;
   strategies: StrategyRepository;
   deployments: DeploymentRepository;
+  deploymentLogs: DeploymentLogRepository;
   backtests: BacktestRepository;
   candles: CandleRepository;
   // Live trading (credentials and orders)

@@ -3,6 +3,7 @@ import type {
   BacktestRecord,
   BacktestResultRecord,
   CandleChunkRecord,
+  DeploymentLogRecord,
   DeploymentRecord,
   PageRequest,
   Store,
@@ -11,6 +12,7 @@ import type {
   StrategyVersionRecord,
   UserRecord,
 } from '../ports/store.js';
+import { definedFields, newestFirst } from './memory-helpers.js';
 import { ACTIVE_DEPLOYMENT_STATUSES } from '../contract/deployments.js';
 import {
   cloneMarketplaceBillingState,
@@ -26,6 +28,8 @@ interface State {
   strategies: Map<string, StrategyRecord>;
   versions: Map<string, StrategyVersionRecord>;
   deployments: Map<string, DeploymentRecord>;
+  /** Log entries of every deployment, in the order they were appended (never mutated, only replaced). */
+  deploymentLogs: DeploymentLogRecord[];
   backtests: Map<string, BacktestRecord>;
   /** By backtest id. */
   backtestResults: Map<string, BacktestResultRecord>;
@@ -43,6 +47,7 @@ const emptyState = (): State => ({
   strategies: new Map(),
   versions: new Map(),
   deployments: new Map(),
+  deploymentLogs: [],
   backtests: new Map(),
   backtestResults: new Map(),
   candles: new Map(),
@@ -61,6 +66,7 @@ const cloneState = (s: State): State => ({
   strategies: new Map(s.strategies),
   versions: new Map(s.versions),
   deployments: new Map(s.deployments),
+  deploymentLogs: s.deploymentLogs,
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
   candles: new Map(s.candles),
@@ -78,17 +84,7 @@ const copyChunk = (c: CandleChunkRecord): CandleChunkRecord => ({ ...c, data: co
 /** Results go through JSON, as in the SQL stores, so that what is not JSON shows up in tests. */
 const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-/** `patch` without its undefined fields (an undefined field is a field not given). */
-const definedFields = <T extends object>(patch: T): Partial<T> =>
-  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-function newestFirst<T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] {
-  const after = page.after;
-  return [...rows]
-    .filter((r) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id))
-    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-    .slice(0, page.limit);
-}
 
 /** A change to the state, recorded in a transaction and replayed on the live state at commit. */
 type Write<T = void> = (state: State) => T;
@@ -199,6 +195,73 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
           n++;
         }
         return n;
+      },
+      async transition(id, from, patch) {
+        const statuses = [...from];
+        const defined = structuredClone(definedFields(patch));
+        // As backtests.transition: replayed at commit; a changed outcome fails the transaction.
+        let applied: boolean | undefined;
+        const updated = write((state) => {
+          const d = state.deployments.get(id);
+          const applies = d !== undefined && statuses.includes(d.status);
+          if (applied !== undefined && applied !== applies) throw new Error(`Deployment ${id} was changed by a concurrent write`);
+          applied = applies;
+          if (!d || !applies) return null;
+          const next: DeploymentRecord = { ...d, ...defined };
+          state.deployments.set(id, next);
+          return next;
+        });
+        return copy(updated ?? undefined);
+      },
+      async update(id, patch) {
+        const defined = structuredClone(definedFields(patch));
+        const updated = write((state) => {
+          const d = state.deployments.get(id);
+          if (!d) return null;
+          const next: DeploymentRecord = { ...d, ...defined };
+          state.deployments.set(id, next);
+          return next;
+        });
+        return copy(updated ?? undefined);
+      },
+      async delete(userId, id) {
+        return write((state) => {
+          const d = state.deployments.get(id);
+          if (!d || d.userId !== userId) return false;
+          state.deployments.delete(id);
+          state.deploymentLogs = state.deploymentLogs.filter((e) => e.deploymentId !== id);
+          const live = state.liveTrading;
+          for (const [orderId, o] of [...live.orders]) {
+            if (o.deploymentId !== id) continue;
+            live.orders.delete(orderId);
+            live.ordersByClientId.delete(o.clientOrderId);
+          }
+          return true;
+        });
+      },
+      async listByStatus(statuses, limit) {
+        return [...get().deployments.values()]
+          .filter((d) => statuses.includes(d.status))
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1))
+          .slice(0, Math.max(0, limit))
+          .map((d) => structuredClone(d));
+      },
+    },
+    deploymentLogs: {
+      async append(entries) {
+        if (entries.length === 0) return;
+        const values = entries.map((e) => ({ ...e }));
+        write((state) => {
+          state.deploymentLogs = [...state.deploymentLogs, ...values];
+        });
+      },
+      async list(userId, deploymentId, { since, limit }) {
+        const d = get().deployments.get(deploymentId);
+        if (!d || d.userId !== userId) return [];
+        const rows = get().deploymentLogs.filter((e) => e.deploymentId === deploymentId && e.userId === userId && (since === undefined || e.timestamp >= since));
+        // Stable sort: equal timestamps keep the order they were appended in.
+        rows.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+        return rows.slice(0, Math.max(0, limit)).map((e) => ({ ...e }));
       },
     },
     backtests: {

@@ -16,6 +16,7 @@ import type {
   StrategyVersionRecord,
 } from '../ports/store.js';
 import { describeLiveTradingContract } from './store-contract-live-trading.js';
+import { describeDeploymentLifecycleContract } from './store-contract-deployments.js';
 import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
@@ -1289,6 +1290,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     // Credentials and live orders (store-contract-live-trading.ts).
     describeLiveTradingContract(() => ({ store, userId, otherUserId }));
+
+    // Deployment lifecycle and logs (store-contract-deployments.ts).
+    describeDeploymentLifecycleContract(() => ({ store, userId, otherUserId }));
 
     // Marketplace and billing (store-contract-marketplace-billing.ts).
     describeMarketplaceBillingContract(() => ({ store, userId, otherUserId }));

@@ -4,6 +4,7 @@ import { initialMigration } from './0001-initial.js';
 import { backtestsAndCandlesMigration } from './0002-backtests-and-candles.js';
 import { credentialsAndOrdersMigration } from './0003-credentials-and-orders.js';
 import { marketplaceAndBillingMigration } from './0004-marketplace-and-billing.js';
+import { deploymentLogsMigration } from './0005-deployment-logs.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -17,6 +18,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0002-backtests-and-candles': backtestsAndCandlesMigration(dialect),
         '0003-credentials-and-orders': credentialsAndOrdersMigration(dialect),
         '0004-marketplace-and-billing': marketplaceAndBillingMigration(dialect),
+        '0005-deployment-logs': deploymentLogsMigration(dialect),
       };
     },
   };

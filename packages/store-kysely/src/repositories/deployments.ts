@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from 'kysely';
-import { ACTIVE_DEPLOYMENT_STATUSES, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus } from '@stratbox/core';
+import { ACTIVE_DEPLOYMENT_STATUSES, type DeploymentLogRecord, type DeploymentLogRepository, type DeploymentPatch, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus } from '@stratbox/core';
+import type { Updateable } from 'kysely';
 import type { DeploymentsTable } from '../schema.js';
 import type { QueryContext } from './query-context.js';
 
@@ -39,6 +40,16 @@ function toDeployment(row: Selectable<DeploymentsTable>): DeploymentRecord {
   };
 }
 
+function toUpdate(patch: DeploymentPatch): Updateable<DeploymentsTable> {
+  const set: Updateable<DeploymentsTable> = {};
+  if (patch.status !== undefined) set.status = patch.status;
+  if (patch.error !== undefined) set.error = patch.error === null ? null : JSON.stringify({ code: patch.error.code, message: patch.error.message });
+  if (patch.updatedAt !== undefined) set.updated_at = patch.updatedAt;
+  if (patch.startedAt !== undefined) set.started_at = patch.startedAt;
+  if (patch.stoppedAt !== undefined) set.stopped_at = patch.stoppedAt;
+  return set;
+}
+
 /** Deployments of strategies to exchanges; symbols, params and error are stored as JSON text. */
 export function createDeploymentRepository({ db }: QueryContext): DeploymentRepository {
   return {
@@ -68,6 +79,84 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
       if (filter.credentialId !== undefined) query = query.where('credential_id', '=', filter.credentialId);
       const row = await query.executeTakeFirstOrThrow();
       return Number(row.count);
+    },
+
+    async transition(id, from, patch) {
+      if (from.length === 0) return null;
+      const set = toUpdate(patch);
+      // One statement, so the status check and the change are atomic (as backtests.transition).
+      const row = await db
+        .updateTable('deployments')
+        .set(Object.keys(set).length > 0 ? set : (eb) => ({ status: eb.ref('status') }))
+        .where('id', '=', id)
+        .where('status', 'in', [...from])
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toDeployment(row) : null;
+    },
+
+    async update(id, patch) {
+      const set = toUpdate(patch);
+      const row = await db
+        .updateTable('deployments')
+        .set(Object.keys(set).length > 0 ? set : (eb) => ({ status: eb.ref('status') }))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toDeployment(row) : null;
+    },
+
+    async delete(userId, id) {
+      const result = await db.deleteFrom('deployments').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      await db.deleteFrom('orders').where('deployment_id', '=', id).where('user_id', '=', userId).execute();
+      await db.deleteFrom('deployment_logs').where('deployment_id', '=', id).where('user_id', '=', userId).execute();
+      return true;
+    },
+
+    async listByStatus(statuses, limit) {
+      if (statuses.length === 0) return [];
+      const rows = await db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('status', 'in', [...statuses])
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(Math.max(0, limit))
+        .execute();
+      return rows.map(toDeployment);
+    },
+  };
+}
+
+/** Deployment log lines, oldest first by (timestamp, seq). */
+export function createDeploymentLogRepository({ db }: QueryContext): DeploymentLogRepository {
+  return {
+    async append(entries) {
+      if (entries.length === 0) return;
+      for (let i = 0; i < entries.length; i += 500) {
+        const rows = entries.slice(i, i + 500).map((e) => ({
+          deployment_id: e.deploymentId,
+          user_id: e.userId,
+          timestamp: e.timestamp,
+          level: e.level,
+          message: e.message,
+        }));
+        await db.insertInto('deployment_logs').values(rows).execute();
+      }
+    },
+
+    async list(userId, deploymentId, { since, limit }) {
+      let query = db
+        .selectFrom('deployment_logs')
+        .select(['deployment_id', 'user_id', 'timestamp', 'level', 'message'])
+        .where('deployment_id', '=', deploymentId)
+        .where('user_id', '=', userId);
+      if (since !== undefined) query = query.where('timestamp', '>=', since);
+      const rows = await query.orderBy('timestamp', 'asc').orderBy('seq', 'asc').limit(Math.max(0, limit)).execute();
+      return rows.map(
+        (r): DeploymentLogRecord => ({ deploymentId: r.deployment_id, userId: r.user_id, timestamp: r.timestamp, level: r.level as DeploymentLogRecord['level'], message: r.message }),
+      );
     },
   };
 }

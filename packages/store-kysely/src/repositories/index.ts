@@ -3,7 +3,7 @@ import { createApiKeyRepository } from './api-keys.js';
 import { createBacktestRepository } from './backtests.js';
 import { createCandleRepository } from './candles.js';
 import { createCredentialRepository } from './credentials.js';
-import { createDeploymentRepository } from './deployments.js';
+import { createDeploymentLogRepository, createDeploymentRepository } from './deployments.js';
 import { createOrderRepository } from './orders.js';
 import {
   createBillingCustomerRepository,
@@ -26,6 +26,7 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     apiKeys: createApiKeyRepository(context),
     strategies: createStrategyRepository(context),
     deployments: createDeploymentRepository(context),
+    deploymentLogs: createDeploymentLogRepository(context),
     backtests: createBacktestRepository(context),
     candles: createCandleRepository(context),
     credentials: createCredentialRepository(context),

@@ -1,0 +1,63 @@
+import { createCandlePriceSource, createCcxtExchange, createExchangeClientPool, createMarketData, createSystemClock, type Clock, type Logger, type StratboxConfig, type Store } from '@stratbox/core';
+
+/*
+ * Live-deployment settings of the example server, from the environment:
+ * - STRATBOX_DEPLOYMENT_POLL_MS: how often running deployments poll (default 5000).
+ * - STRATBOX_RUN_DEPLOYMENTS: `true` or `false`, whether this process runs live deployments.
+ *   Default: every role but `api`. Exactly ONE process of a service may run them: with several
+ *   worker processes, set it to `false` on all but one.
+ * - STRATBOX_EXCHANGE_URLS: JSON `{ "<ccxt exchange id>": "http://host:port" }` moving every API
+ *   base URL of that exchange to another host: a local exchange emulator, a recording proxy,
+ *   a test double. Never set it in production.
+ * - STRATBOX_CLOCK_SPEED and STRATBOX_CLOCK_ORIGIN (epoch ms): for demos and tests, the service
+ *   clock runs SPEED times faster than real time from ORIGIN on, so '1m' strategies trade every
+ *   few seconds. Never set it in production.
+ */
+export function readDeploymentConfig(
+  store: Store,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> {
+  const out: Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> = {};
+  let clock: Clock | undefined;
+  const speed = Number(env.STRATBOX_CLOCK_SPEED ?? '1');
+  if (Number.isFinite(speed) && speed > 1) {
+    const origin = Number(env.STRATBOX_CLOCK_ORIGIN ?? Date.now());
+    let last = 0;
+    clock = {
+      now() {
+        last = Math.max(last, origin + (Date.now() - origin) * speed);
+        return new Date(last);
+      },
+    };
+    out.clock = clock;
+    out.marketData = createMarketData({ store, clock });
+    logger.warn('STRATBOX_CLOCK_SPEED is set: the service clock runs faster than real time', { speed });
+  }
+  const deployments: NonNullable<StratboxConfig['deployments']> = {};
+  const run = env.STRATBOX_RUN_DEPLOYMENTS;
+  if (run !== undefined && run !== '' && run !== 'true' && run !== 'false') throw new Error(`STRATBOX_RUN_DEPLOYMENTS must be true or false, got ${run}`);
+  deployments.run = run ? run === 'true' : (env.STRATBOX_ROLE || 'all') !== 'api';
+  const poll = Number(env.STRATBOX_DEPLOYMENT_POLL_MS ?? '');
+  if (Number.isFinite(poll) && poll > 0) deployments.pollIntervalMs = poll;
+  const urls = env.STRATBOX_EXCHANGE_URLS ? (JSON.parse(env.STRATBOX_EXCHANGE_URLS) as Record<string, string>) : null;
+  if (urls || clock) {
+    deployments.exchanges = createExchangeClientPool({
+      logger,
+      ...(clock ? { clock } : {}),
+      paper: { prices: createCandlePriceSource({ marketData: out.marketData ?? createMarketData({ store }), clock: clock ?? createSystemClock() }), ...(clock ? { clock } : {}) },
+      async createExchange(exchangeId, config) {
+        const exchange = await createCcxtExchange(exchangeId, config);
+        const base = urls?.[exchangeId];
+        if (base) {
+          const api = exchange.urls['api'] as Record<string, string>;
+          for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https?:\/\/[^/]+/, base);
+          logger.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: exchangeId, url: base });
+        }
+        return exchange;
+      },
+    });
+  }
+  out.deployments = deployments;
+  return out;
+}

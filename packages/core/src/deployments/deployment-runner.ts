@@ -1,0 +1,412 @@
+import { isStratboxError } from '../errors/stratbox-error.js';
+import type { OrderPlacement } from '../exchanges/order-placement.js';
+import { loadRunnableSource } from '../marketplace/licences.js';
+import type { Clock } from '../ports/clock.js';
+import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-gateway.js';
+import type { Logger } from '../ports/logger.js';
+import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
+import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
+import type { LiveSandbox, LiveSandboxSession } from '../sandbox/live-sandbox.js';
+import type { LiveAccountState, LiveCallResult, LiveIntent, LiveOrderEvent } from '../sandbox/live-session.js';
+import { SandboxError } from '../sandbox/sandbox-error.js';
+import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
+import type { DeploymentLogWriter } from './deployment-log.js';
+import { describeOrder, isFinal, isOpen, type OrderSync } from './order-sync.js';
+
+/*
+ * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
+ * cycle the supervisor calls on every poll:
+ *   1. bring the deployment's open orders up to date from the exchange; a fill, cancellation or
+ *      rejection goes to `onOrder`;
+ *   2. feed every newly closed candle to `onCandle`, with the account as the exchange reports it;
+ *   3. turn the strategy's order intents into exchange orders through write-ahead placement
+ *      (written `pending` to the Store under a client order id BEFORE being sent).
+ * The supervisor serializes every call on one deployment, so a runner never runs two things at once.
+ */
+
+export interface LeasedGateway {
+  gateway: ExchangeGateway;
+  release(): void;
+}
+
+export interface DeploymentRunnerDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  marketData: MarketData;
+  sandbox: LiveSandbox;
+  placement: OrderPlacement;
+  orders: OrderSync;
+  log: DeploymentLogWriter;
+  /** The exchange gateway of the deployment's credential (one shared client per credential). */
+  acquireGateway(deployment: DeploymentRecord): Promise<LeasedGateway>;
+  /** Consecutive cycles with exchange or market-data failures before the deployment fails. */
+  maxExchangeFailures: number;
+  /** CPU milliseconds of sandboxed execution, for metering. */
+  onCompute?: (userId: string, cpuMs: number) => void;
+  /** Called when the session's child process dies outside a call. */
+  onCrash(error: SandboxError): void;
+}
+
+export interface DeploymentFailure {
+  code: string;
+  message: string;
+}
+
+export interface DeploymentRunner {
+  readonly deployment: DeploymentRecord;
+  /**
+   * Opens the gateway and the sandbox session, warms the indicators up, reconciles the orders
+   * left open (after a restart: fills that happened while down go to `onOrder`), then moves
+   * `starting` to `running`. Returns the failure instead of throwing.
+   */
+  start(): Promise<DeploymentFailure | null>;
+  /** One poll. Returns a failure that must end the deployment, else null. */
+  cycle(): Promise<DeploymentFailure | null>;
+  /** The gateway, for the stop and fail paths (null before start or after halt). */
+  gateway(): ExchangeGateway | null;
+  /** Stops the strategy (closes the session, releases the gateway); orders are left as they are. */
+  halt(): Promise<void>;
+  readonly halted: boolean;
+}
+
+/** Nested onOrder calls (an order placed in onOrder that fills at once...) go at most this deep. */
+const MAX_DEPTH = 8;
+
+interface GuestOrder {
+  gid: string;
+  tag: string | null;
+  exit: 'stopLoss' | 'takeProfit' | null;
+  size: number | null;
+  stopLoss: number | null;
+  takeProfit: number | null;
+  closeAll: boolean;
+  time: number;
+}
+
+function seedOf(id: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export function createDeploymentRunner(initial: DeploymentRecord, deps: DeploymentRunnerDeps): DeploymentRunner {
+  const { store, clock, log, placement, orders: sync } = deps;
+  let deployment = initial;
+  let leased: LeasedGateway | null = null;
+  let session: LiveSandboxSession | null = null;
+  let feed: ClosedCandleFeed | null = null;
+  let step = 0;
+  let halted = false;
+  let hideSource = false;
+  let failures = 0;
+  const lastTime = new Map<string, number>();
+  const lastClose = new Map<string, number>();
+  /** Order id -> how the strategy knows it; guest id -> order id. */
+  const guestOf = new Map<string, GuestOrder>();
+  const orderOfGuest = new Map<string, string>();
+  /** Orders whose final event went to onOrder. */
+  const delivered = new Set<string>();
+  const nowMs = () => clock.now().getTime();
+
+  const gateway = () => {
+    if (!leased) throw new Error('The deployment has no exchange gateway');
+    return leased.gateway;
+  };
+
+  /** A sandbox failure as the user may see it: no details of a bought strategy's source. */
+  function strategyFailure(error: SandboxError): DeploymentFailure {
+    if (hideSource) return { code: error.code, message: `The purchased strategy failed (${error.code})` };
+    return { code: error.code, message: error.message };
+  }
+
+  async function accountState(): Promise<LiveAccountState> {
+    const g = gateway();
+    const [balance, positions, open] = await Promise.all([g.fetchBalance(), g.fetchPositions(deployment.symbols), store.orders.listOpen(deployment.id)]);
+    const first = deployment.symbols[0] ?? '';
+    const settle = first.includes(':') ? first.split(':')[1]! : (first.split('/')[1] ?? 'USDT');
+    const unrealized = positions.reduce((sum, p) => sum + (p.unrealizedPnl ?? 0), 0);
+    const equity = balance[settle]?.total ?? 0;
+    return {
+      cash: equity - unrealized,
+      equity,
+      positions: positions.map((p) => ({
+        symbol: p.symbol,
+        side: p.side,
+        quantity: p.quantity,
+        entryPrice: p.entryPrice,
+        entryTime: null,
+        margin: p.entryPrice !== null && p.leverage ? (p.quantity * p.entryPrice) / p.leverage : null,
+        liquidationPrice: p.liquidationPrice,
+        unrealizedPnl: p.unrealizedPnl,
+      })),
+      orders: open.map((o) => {
+        const g2 = guestOf.get(o.id);
+        return {
+          id: g2?.gid ?? o.id,
+          symbol: o.symbol,
+          side: o.side,
+          type: o.type,
+          price: o.type === 'stop' ? o.stopPrice : o.price,
+          quantity: o.quantity,
+          size: g2?.size ?? null,
+          stopLoss: g2?.stopLoss ?? null,
+          takeProfit: g2?.takeProfit ?? null,
+          reduceOnly: o.reduceOnly,
+          closeAll: g2?.closeAll ?? false,
+          tag: g2?.tag ?? null,
+          time: g2?.time ?? Date.parse(o.createdAt),
+        };
+      }),
+    };
+  }
+
+  async function apply(result: LiveCallResult, depth: number): Promise<void> {
+    deps.onCompute?.(deployment.userId, result.cpuMs);
+    await log.writeMany(deployment, result.logs.map((l) => ({ level: l.level, message: l.message })));
+    for (const intent of result.intents) {
+      if (halted) return;
+      if (intent.kind === 'place') await placeIntent(intent, depth);
+      else await cancelIntent(intent.id, depth);
+    }
+  }
+
+  async function deliver(order: OrderRecord, depth: number, override?: Partial<LiveOrderEvent>): Promise<void> {
+    if (halted || !session || delivered.has(order.id) || !isFinal(order)) return;
+    delivered.add(order.id);
+    const g = guestOf.get(order.id);
+    const event: LiveOrderEvent = {
+      id: g?.gid ?? order.id,
+      symbol: order.symbol,
+      side: order.side,
+      type: g?.exit ?? order.type,
+      status: order.status as LiveOrderEvent['status'],
+      quantity: order.status === 'filled' ? order.filledQuantity : order.quantity,
+      price: order.averagePrice ?? (order.type === 'stop' ? order.stopPrice : order.price),
+      fee: order.fee,
+      time: nowMs(),
+      reason: order.status === 'cancelled' ? 'cancelled' : order.status === 'rejected' ? 'rejected by the exchange' : null,
+      tag: g?.tag ?? null,
+      ...override,
+    };
+    if (depth >= MAX_DEPTH) {
+      await log.write(deployment, 'warn', `onOrder not called for ${order.id}: orders placed from onOrder went ${MAX_DEPTH} levels deep`);
+      return;
+    }
+    const result = await session.order(event, await accountState());
+    await apply(result, depth + 1);
+  }
+
+  /** An event for an intent that never became an exchange order. */
+  async function deliverLocal(gid: string, intent: Extract<LiveIntent, { kind: 'place' }>['order'], status: 'cancelled' | 'rejected', reason: string, depth: number) {
+    await log.write(deployment, 'warn', `Order ${gid} ${status}: ${reason}`);
+    if (halted || !session || depth >= MAX_DEPTH) return;
+    const event: LiveOrderEvent = {
+      id: gid, symbol: intent.symbol, side: intent.side, type: intent.exit ?? intent.type, status,
+      quantity: intent.quantity ?? 0, price: intent.price, fee: 0, time: nowMs(), reason, tag: intent.tag,
+    };
+    await apply(await session.order(event, await accountState()), depth + 1);
+  }
+
+  async function placeIntent(intent: Extract<LiveIntent, { kind: 'place' }>, depth: number) {
+    const o = intent.order;
+    let side = o.side;
+    let quantity = o.quantity;
+    if (o.closeAll) {
+      const position = (await gateway().fetchPositions([o.symbol])).find((p) => p.symbol === o.symbol);
+      if (!position) return deliverLocal(o.id, o, 'cancelled', 'no position to close', depth);
+      side = position.side === 'long' ? 'sell' : 'buy';
+      quantity = position.quantity;
+    } else if (quantity === null && o.size !== null) {
+      const price = o.type === 'market' ? lastClose.get(o.symbol) : o.price ?? undefined;
+      const state = await accountState();
+      quantity = price ? (o.size * state.equity) / price : null;
+    }
+    if (quantity === null || !(Number.isFinite(quantity) && quantity > 0)) {
+      return deliverLocal(o.id, o, 'rejected', `order quantity is not positive (${quantity})`, depth);
+    }
+    const input = {
+      userId: deployment.userId,
+      deploymentId: deployment.id,
+      symbol: o.symbol,
+      side,
+      type: o.type,
+      quantity,
+      ...(o.type === 'limit' && o.price !== null ? { price: o.price } : {}),
+      ...(o.type === 'stop' && o.price !== null ? { stopPrice: o.price } : {}),
+      ...(o.reduceOnly || o.closeAll ? { reduceOnly: true } : {}),
+    };
+    const remember = (order: OrderRecord) => {
+      guestOf.set(order.id, { gid: o.id, tag: o.tag, exit: o.exit ?? null, size: o.size, stopLoss: o.stopLoss, takeProfit: o.takeProfit, closeAll: o.closeAll, time: o.time });
+      orderOfGuest.set(o.id, order.id);
+    };
+    let order: OrderRecord;
+    try {
+      order = await placement.place(gateway(), input);
+    } catch (error) {
+      // The order was written before it was sent: find it by the client order id the error names,
+      // else as the newest order of this deployment (this runner is its only writer).
+      const clientOrderId = error instanceof ExchangeGatewayError ? (error.details as { clientOrderId?: string } | undefined)?.clientOrderId : undefined;
+      let written = clientOrderId ? await store.orders.findByClientOrderId(clientOrderId) : null;
+      if (!written) {
+        const [newest] = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 1 });
+        written = newest && newest.symbol === o.symbol && newest.quantity === quantity && newest.side === side ? newest : null;
+      }
+      if (written) remember(written);
+      if (error instanceof ExchangeGatewayError && !error.transient && written) {
+        await log.write(deployment, 'warn', `Order rejected by ${error.exchange}: ${describeOrder(written)}: ${error.message}`);
+        sync.publish(deployment, written);
+        await deliver(written, depth, { reason: error.message });
+        return;
+      }
+      if (written) {
+        await log.write(deployment, 'warn', `Order sent, outcome unknown yet: ${describeOrder(written)}: ${message(error)}`);
+        sync.publish(deployment, written);
+      }
+      throw error;
+    }
+    remember(order);
+    await log.write(deployment, 'info', `Order placed: ${describeOrder(order)}`);
+    await sync.report(deployment, null, order);
+    await deliver(order, depth);
+  }
+
+  async function cancelIntent(gid: string, depth: number) {
+    const id = orderOfGuest.get(gid) ?? gid;
+    const order = await store.orders.findById(deployment.userId, id);
+    if (!order || order.deploymentId !== deployment.id || !isOpen(order)) return;
+    const after = await sync.cancel(deployment, gateway(), order);
+    if (isOpen(after)) await log.write(deployment, 'warn', `Could not cancel ${describeOrder(after)} yet: the exchange has not acknowledged it`);
+    await deliver(after, depth, after.status === 'cancelled' ? { reason: 'cancelled by the strategy' } : {});
+  }
+
+  /** Brings every open order up to date; final ones go to onOrder. */
+  async function syncOrders() {
+    for (const order of await store.orders.listOpen(deployment.id)) {
+      if (halted) return;
+      const after = await sync.reconcile(deployment, gateway(), order);
+      await deliver(after, 0);
+    }
+  }
+
+  /** Turns a thrown error into a deployment failure, or null for a transient one (counted). */
+  async function classify(error: unknown): Promise<DeploymentFailure | null> {
+    if (error instanceof SandboxError) return strategyFailure(error);
+    if (error instanceof ExchangeGatewayError && error.reason === 'authentication') return { code: 'EXCHANGE_AUTHENTICATION', message: error.message };
+    failures++;
+    const text = isStratboxError(error) || error instanceof Error ? message(error) : 'unknown error';
+    await log.write(deployment, 'warn', `Exchange or market data problem (${failures}/${deps.maxExchangeFailures}): ${text}`);
+    if (failures >= deps.maxExchangeFailures) return { code: 'EXCHANGE_FAILURE', message: `The exchange failed ${failures} times in a row: ${text}` };
+    return null;
+  }
+
+  async function warmUp(timeframe: TimeframeName, warmup: number) {
+    const upTo = feed!.lastClosedOpenTime(nowMs());
+    const from = upTo - (warmup + 5) * step;
+    let candles: Awaited<ReturnType<ClosedCandleFeed['between']>> = [];
+    try {
+      candles = await feed!.between(() => from, upTo);
+    } catch (error) {
+      await log.write(deployment, 'warn', `No warm-up candles (${timeframe}): ${message(error)}`);
+    }
+    for (const c of candles) lastClose.set(c.symbol, c.close);
+    await session!.history(candles);
+    for (const s of deployment.symbols) lastTime.set(s, upTo);
+  }
+
+  return {
+    get deployment() {
+      return deployment;
+    },
+    get halted() {
+      return halted;
+    },
+    gateway: () => leased?.gateway ?? null,
+
+    async start() {
+      const resumed = deployment.status === 'running';
+      try {
+        leased = await deps.acquireGateway(deployment);
+        const version = await loadRunnableSource(store, deployment.userId, deployment.strategyId, deployment.strategyVersion);
+        hideSource = version.userId !== deployment.userId;
+        session = await deps.sandbox.open({ source: version.source, symbols: deployment.symbols, params: deployment.params, seed: seedOf(deployment.id), startTime: nowMs() });
+        void session.crashed.then((error) => {
+          if (!halted) deps.onCrash(error);
+        });
+        const timeframe = (session.meta.timeframe ?? '1h') as TimeframeName;
+        step = TIMEFRAME_MS[timeframe];
+        feed = createClosedCandleFeed({ marketData: deps.marketData, symbols: deployment.symbols, timeframe });
+        await warmUp(timeframe, session.meta.warmup ?? 0);
+        // Orders left open by an earlier run (a crash, a restart): looked up, never re-sent.
+        const open = await store.orders.listOpen(deployment.id);
+        for (const order of open) {
+          const after = await sync.reconcile(deployment, gateway(), order);
+          if (after.status !== order.status) await log.write(deployment, 'info', `Reconciled ${describeOrder(after)}: ${order.status} -> ${after.status}`);
+          await deliver(after, 0);
+        }
+        const now = clock.now().toISOString();
+        if (!resumed) {
+          const running = await store.deployments.transition(deployment.id, ['starting'], { status: 'running', startedAt: now, updatedAt: now, error: null });
+          if (!running) {
+            await this.halt();
+            return null;
+          }
+          deployment = running;
+        }
+        await log.write(
+          deployment,
+          'info',
+          resumed
+            ? `Deployment resumed after a restart (${open.length} open order(s) reconciled)`
+            : `Deployment started: ${deployment.symbols.join(', ')} on ${timeframe} candles, strategy version ${deployment.strategyVersion}`,
+        );
+        return null;
+      } catch (error) {
+        if (error instanceof SandboxError) return strategyFailure(error);
+        if (isStratboxError(error)) return { code: error.code, message: hideSource && error.code === 'VALIDATION_FAILED' ? 'The purchased strategy cannot run with these parameters' : error.message };
+        deps.logger.error('Deployment failed to start', { deploymentId: deployment.id, error: message(error) });
+        return { code: 'INTERNAL', message: 'The deployment could not start' };
+      }
+    },
+
+    async cycle() {
+      if (halted || !session || !feed) return null;
+      try {
+        await syncOrders();
+        const upTo = feed.lastClosedOpenTime(nowMs());
+        const behind = deployment.symbols.some((s) => (lastTime.get(s) ?? upTo) < upTo);
+        if (behind) {
+          const candles = await feed.between((s) => lastTime.get(s) ?? upTo, upTo);
+          for (const candle of candles) {
+            if (halted) break;
+            lastClose.set(candle.symbol, candle.close);
+            // A candle more than a period late (a slow cycle, a paused process) only feeds the indicators.
+            if (candle.time < upTo - step) await session.history([candle]);
+            else {
+              const result = await session.candle(candle, await accountState());
+              lastTime.set(candle.symbol, candle.time);
+              await apply(result, 0);
+            }
+            lastTime.set(candle.symbol, candle.time);
+          }
+        }
+        failures = 0;
+        return null;
+      } catch (error) {
+        return classify(error);
+      }
+    },
+
+    async halt() {
+      if (halted) return;
+      halted = true;
+      const s = session;
+      session = null;
+      await s?.close();
+      leased?.release();
+      leased = null;
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import type { z } from 'zod';
+import type { CreateDeploymentBody } from '../contract/deployments.js';
+import { ACTIVE_DEPLOYMENT_STATUSES, type DeploymentStatus } from '../contract/deployments.js';
+import type { BacktestExecutor } from '../backtests/backtest-executor.js';
+import type { CredentialService } from '../credentials/credential-service.js';
+import { StratboxError, notFound } from '../errors/stratbox-error.js';
+import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
+import type { Clock } from '../ports/clock.js';
+import { TIMEFRAME_MS } from '../ports/market-data.js';
+import type { DeploymentRecord, Store, StoreRepositories } from '../ports/store.js';
+import { paginate } from '../util/cursor.js';
+import { newId } from '../util/ids.js';
+import type { DeploymentLogWriter } from './deployment-log.js';
+import { toDeploymentView, toLogEntry } from './deployment-views.js';
+import type { DeploymentSupervisor } from './supervisor.js';
+
+export interface DeploymentServiceDeps {
+  store: Store;
+  clock: Clock;
+  credentials: CredentialService;
+  /** Reads a strategy's meta and checks params (the sandbox). */
+  executor: Pick<BacktestExecutor, 'inspect' | 'checkParams'>;
+  supervisor: DeploymentSupervisor;
+  log: DeploymentLogWriter;
+  /** Throws 402 PLAN_LIMIT_EXCEEDED when the user has no live bot slot left; called inside the create (and restart) transaction. */
+  assertDeploymentSlot: (userId: string, tx: StoreRepositories) => Promise<void>;
+}
+
+export type DeploymentService = ReturnType<typeof createDeploymentService>;
+
+const ACTIVE: readonly DeploymentStatus[] = ACTIVE_DEPLOYMENT_STATUSES;
+const DEFAULT_LOG_LIMIT = 200;
+
+/**
+ * Live deployments, for the API: every method is scoped to the caller (another user's
+ * deployment is NOT_FOUND, like a missing one). Create answers `starting` and hands the
+ * deployment to the supervisor; stop, restart and delete move it with compare-and-set
+ * transitions, so concurrent requests on one deployment never leave it in two states.
+ */
+export function createDeploymentService(deps: DeploymentServiceDeps) {
+  const { store, clock, supervisor } = deps;
+
+  async function load(userId: string, id: string): Promise<DeploymentRecord> {
+    const record = await store.deployments.findById(userId, id);
+    if (!record) throw notFound('Deployment', id);
+    return record;
+  }
+
+  /** Errors about a bought strategy lose their details (they may quote its source), except params problems. */
+  async function guarded<T>(canReadSource: boolean, work: () => Promise<T> | T): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (canReadSource || !(error instanceof StratboxError)) throw error;
+      if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
+        throw new StratboxError('VALIDATION_FAILED', error.message, (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })));
+      }
+      throw new StratboxError(error.code, 'The purchased strategy cannot run with this request');
+    }
+  }
+
+  /** Stops a deployment (whatever its status allows) and resolves with its record afterwards. */
+  async function stopRecord(record: DeploymentRecord): Promise<DeploymentRecord> {
+    const time = clock.now().toISOString();
+    if (record.status === 'stopped') return record;
+    if (record.status !== 'stopping') {
+      const stopping = await store.deployments.transition(record.id, ['starting', 'running', 'failed'], { status: 'stopping', updatedAt: time });
+      if (!stopping) {
+        // Someone else moved it first: act on what it is now.
+        const now = await load(record.userId, record.id);
+        return now.status === record.status ? now : stopRecord(now);
+      }
+      await deps.log.write(stopping, 'info', 'Stop requested');
+      record = stopping;
+    }
+    await supervisor.stop(record);
+    return load(record.userId, record.id);
+  }
+
+  return {
+    async create(userId: string, body: z.output<typeof CreateDeploymentBody>) {
+      const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
+      await deps.credentials.get(userId, body.credentialId);
+      if (new Set(body.symbols).size !== body.symbols.length) {
+        throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
+      }
+      const linear = body.symbols.map((s) => s.includes(':'));
+      if (linear.some((l) => l !== linear[0])) {
+        throw new StratboxError('VALIDATION_FAILED', 'Symbols of one deployment are all perpetuals (BASE/QUOTE:SETTLE) or all spot (BASE/QUOTE)', [
+          { path: 'body.symbols', message: 'Mixed market types' },
+        ]);
+      }
+      const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
+      const info = await guarded(runnable.canReadSource, () => deps.executor.inspect(source));
+      await guarded(runnable.canReadSource, () => deps.executor.checkParams(info, body.params));
+      if (info.timeframe !== undefined && !(info.timeframe in TIMEFRAME_MS)) {
+        throw new StratboxError('VALIDATION_FAILED', `Unsupported timeframe ${info.timeframe}`, [{ path: 'meta.timeframe', message: 'Not a supported timeframe' }]);
+      }
+      const time = clock.now().toISOString();
+      const record: DeploymentRecord = {
+        id: newId('deployment'),
+        userId,
+        strategyId: runnable.strategyId,
+        strategyVersion: runnable.version,
+        credentialId: body.credentialId,
+        symbols: body.symbols,
+        params: body.params,
+        status: 'starting',
+        error: null,
+        createdAt: time,
+        updatedAt: time,
+        startedAt: null,
+        stoppedAt: null,
+      };
+      await store.transaction(async (tx) => {
+        // Lock the credential row (PostgreSQL), then count and insert in one transaction.
+        if (!(await tx.credentials.findById(userId, body.credentialId, { forUpdate: true }))) throw notFound('Credential', body.credentialId);
+        await deps.assertDeploymentSlot(userId, tx);
+        await tx.deployments.insert(record);
+      });
+      await deps.log.write(record, 'info', 'Deployment created');
+      void supervisor.launch(record);
+      return toDeploymentView(record);
+    },
+
+    async list(userId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+      const page = await paginate(query, (p) => store.deployments.list(userId, p));
+      return { deployments: page.items.map(toDeploymentView), nextCursor: page.nextCursor };
+    },
+
+    async get(userId: string, id: string) {
+      return toDeploymentView(await load(userId, id));
+    },
+
+    /** The deployment's log, oldest first, at or after `since`, at most `limit` (default 200). */
+    async logs(userId: string, id: string, query: { since?: string | undefined; limit?: number | undefined }) {
+      await load(userId, id);
+      const entries = await store.deploymentLogs.list(userId, id, { limit: query.limit ?? DEFAULT_LOG_LIMIT, ...(query.since ? { since: query.since } : {}) });
+      return entries.map(toLogEntry);
+    },
+
+    /**
+     * Stops gracefully: the strategy stops, open orders are cancelled, positions are closed with
+     * reduce-only market orders, then `stopped`. Stopping a stopped deployment changes nothing.
+     * If the exchange does not let it finish, the deployment is `failed` with the reason; stop
+     * again to retry.
+     */
+    async stop(userId: string, id: string) {
+      return toDeploymentView(await stopRecord(await load(userId, id)));
+    },
+
+    /** Restarts a running, stopped or failed deployment through `starting`. A stopped or failed one needs a free live bot slot. */
+    async restart(userId: string, id: string) {
+      const record = await load(userId, id);
+      if (record.status === 'stopping' || record.status === 'starting') {
+        throw new StratboxError('CONFLICT', `Deployment ${id} is ${record.status}; restart it once that has finished`);
+      }
+      const time = clock.now().toISOString();
+      const restarted = await store.transaction(async (tx) => {
+        if (record.status !== 'running') await deps.assertDeploymentSlot(userId, tx);
+        return tx.deployments.transition(id, [record.status], { status: 'starting', error: null, stoppedAt: null, startedAt: null, updatedAt: time });
+      });
+      if (!restarted) {
+        const now = await load(userId, id);
+        throw new StratboxError('CONFLICT', `Deployment ${id} is ${now.status}; it changed while restarting`);
+      }
+      await deps.log.write(restarted, 'info', 'Restart requested');
+      await supervisor.halt(id);
+      void supervisor.launch(restarted);
+      return toDeploymentView(restarted);
+    },
+
+    /** Stops the deployment if it is active, then removes it with its orders and logs. */
+    async delete(userId: string, id: string) {
+      let record = await load(userId, id);
+      if (ACTIVE.includes(record.status)) {
+        record = await stopRecord(record);
+        if (record.status !== 'stopped') {
+          throw new StratboxError('UNAVAILABLE', `Deployment ${id} could not be stopped cleanly (${record.error?.message ?? record.status}); it was kept. Try again.`);
+        }
+      }
+      await supervisor.halt(id);
+      if (!(await store.deployments.delete(userId, id))) throw notFound('Deployment', id);
+    },
+  };
+}

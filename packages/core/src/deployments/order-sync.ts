@@ -1,0 +1,127 @@
+import { deploymentOrdersChannel } from '../contract/ws.js';
+import type { OrderPlacement } from '../exchanges/order-placement.js';
+import type { Clock } from '../ports/clock.js';
+import type { EventBus } from '../ports/event-bus.js';
+import { ExchangeGatewayError, type ExchangeGateway, type ExchangePosition } from '../ports/exchange-gateway.js';
+import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Store } from '../ports/store.js';
+import type { DeploymentLogWriter } from './deployment-log.js';
+import { toOrderView } from './deployment-views.js';
+
+/*
+ * What the runner and the stop path share about a deployment's orders: publishing every change
+ * on `deployment:<id>:orders`, bringing open orders up to date from the exchange (never
+ * re-sending one), cancelling open orders and closing positions with reduce-only market orders.
+ */
+
+export const FINAL_ORDER_STATUSES = ['filled', 'cancelled', 'rejected'] as const;
+
+export function isFinal(order: OrderRecord): boolean {
+  return (FINAL_ORDER_STATUSES as readonly string[]).includes(order.status);
+}
+
+export function isOpen(order: OrderRecord): boolean {
+  return (OPEN_ORDER_STATUSES as readonly string[]).includes(order.status);
+}
+
+/** True when the exchange's report changed something the user sees. */
+export function orderChanged(before: OrderRecord, after: OrderRecord): boolean {
+  return before.status !== after.status || before.filledQuantity !== after.filledQuantity || before.exchangeOrderId !== after.exchangeOrderId || before.fee !== after.fee;
+}
+
+export function describeOrder(o: OrderRecord): string {
+  const price = o.type === 'limit' ? ` at ${o.price}` : o.type === 'stop' ? ` stop ${o.stopPrice}` : '';
+  return `${o.side} ${o.quantity} ${o.symbol} ${o.type}${price}${o.reduceOnly ? ' reduce-only' : ''} (${o.id})`;
+}
+
+export interface OrderSyncDeps {
+  store: Store;
+  clock: Clock;
+  events: EventBus;
+  placement: OrderPlacement;
+  log: DeploymentLogWriter;
+}
+
+export type OrderSync = ReturnType<typeof createOrderSync>;
+
+export function createOrderSync(deps: OrderSyncDeps) {
+  const { store, events, placement, log } = deps;
+
+  function publish(deployment: Pick<DeploymentRecord, 'id'>, order: OrderRecord) {
+    events.publish(deploymentOrdersChannel(deployment.id), { deploymentId: deployment.id, order: toOrderView(order) });
+  }
+
+  /** Logs and publishes the change from `before` to `after`, if any. */
+  async function report(deployment: DeploymentRecord, before: OrderRecord | null, after: OrderRecord) {
+    if (before && !orderChanged(before, after)) return;
+    publish(deployment, after);
+    if (after.status === 'filled') {
+      await log.write(deployment, 'info', `Order filled: ${describeOrder(after)}, ${after.filledQuantity} at ${after.averagePrice}, fee ${after.fee}`);
+    } else if (after.status === 'cancelled' || after.status === 'rejected') {
+      await log.write(deployment, after.status === 'rejected' ? 'warn' : 'info', `Order ${after.status}: ${describeOrder(after)}`);
+    } else if (after.status === 'partially_filled') {
+      await log.write(deployment, 'info', `Order partially filled: ${describeOrder(after)}, ${after.filledQuantity} so far`);
+    }
+  }
+
+  /** Brings one open order up to date from the exchange (by client order id while pending; never sent again). */
+  async function reconcile(deployment: DeploymentRecord, gateway: ExchangeGateway, order: OrderRecord): Promise<OrderRecord> {
+    const after = await placement.reconcile(gateway, order);
+    await report(deployment, order, after);
+    return after;
+  }
+
+  /** Cancels one open order on the exchange and records the outcome (it may have filled meanwhile). */
+  async function cancel(deployment: DeploymentRecord, gateway: ExchangeGateway, order: OrderRecord): Promise<OrderRecord> {
+    let current = order;
+    if (current.status === 'pending' || current.exchangeOrderId === null) {
+      current = await reconcile(deployment, gateway, current);
+      if (!isOpen(current) || current.exchangeOrderId === null) return current;
+    }
+    try {
+      const seen = await gateway.cancelOrder(current.exchangeOrderId!, current.symbol, { type: current.type });
+      const after = await placement.record(current, seen);
+      await report(deployment, current, after);
+      return after;
+    } catch (error) {
+      // Already filled or cancelled on the exchange: learn which.
+      if (error instanceof ExchangeGatewayError && (error.reason === 'order_not_found' || error.reason === 'invalid_order')) return reconcile(deployment, gateway, current);
+      throw error;
+    }
+  }
+
+  /** Cancels every open order of the deployment; returns how many are still open (pending ones the exchange never saw). */
+  async function cancelAll(deployment: DeploymentRecord, gateway: ExchangeGateway): Promise<number> {
+    let left = 0;
+    for (const order of await store.orders.listOpen(deployment.id)) {
+      const after = await cancel(deployment, gateway, order);
+      if (isOpen(after)) left++;
+    }
+    return left;
+  }
+
+  /** Closes every open position of the deployment's symbols with reduce-only market orders, written before they are sent. */
+  async function closePositions(deployment: DeploymentRecord, gateway: ExchangeGateway): Promise<OrderRecord[]> {
+    const positions: ExchangePosition[] = await gateway.fetchPositions(deployment.symbols);
+    const placed: OrderRecord[] = [];
+    for (const p of positions) {
+      if (!(p.quantity > 0)) continue;
+      const order = await placement.place(gateway, {
+        userId: deployment.userId,
+        deploymentId: deployment.id,
+        symbol: p.symbol,
+        side: p.side === 'long' ? 'sell' : 'buy',
+        type: 'market',
+        quantity: p.quantity,
+        reduceOnly: true,
+      });
+      await log.write(deployment, 'info', `Closing position: ${describeOrder(order)}`);
+      await report(deployment, null, order);
+      let current = order;
+      for (let attempt = 0; attempt < 5 && isOpen(current); attempt++) current = await reconcile(deployment, gateway, current);
+      placed.push(current);
+    }
+    return placed;
+  }
+
+  return { publish, report, reconcile, cancel, cancelAll, closePositions };
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { DeploymentLogRecord, DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
+import { at, uid } from './contract-fixtures.js';
+
+/*
+ * The Store contract of the deployment lifecycle (transition, update, delete, listByStatus) and
+ * of deployment logs, run by `describeStoreContract` with its shared store and users.
+ */
+
+export type DeploymentLifecycleContext = () => { store: Store; userId: string; otherUserId: string };
+
+function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): DeploymentRecord {
+  return {
+    id: uid('dep'),
+    userId,
+    strategyId: uid('str'),
+    strategyVersion: 1,
+    credentialId: uid('cred'),
+    symbols: ['BTC/USDT:USDT'],
+    params: { fast: '3' },
+    status: 'starting',
+    error: null,
+    createdAt: at(0),
+    updatedAt: at(0),
+    startedAt: null,
+    stoppedAt: null,
+    ...overrides,
+  };
+}
+
+function order(d: DeploymentRecord): OrderRecord {
+  return {
+    id: uid('ord'),
+    userId: d.userId,
+    deploymentId: d.id,
+    clientOrderId: uid('sbx').replace(/[^A-Za-z0-9]/g, '').slice(0, 30),
+    exchangeOrderId: null,
+    symbol: 'BTC/USDT:USDT',
+    side: 'buy',
+    type: 'market',
+    quantity: 1,
+    price: null,
+    stopPrice: null,
+    reduceOnly: false,
+    status: 'pending',
+    filledQuantity: 0,
+    averagePrice: null,
+    fee: 0,
+    createdAt: at(0),
+    updatedAt: at(0),
+  };
+}
+
+const line = (d: DeploymentRecord, seconds: number, message: string, level: DeploymentLogRecord['level'] = 'info'): DeploymentLogRecord => ({
+  deploymentId: d.id,
+  userId: d.userId,
+  timestamp: at(seconds),
+  level,
+  message,
+});
+
+export function describeDeploymentLifecycleContract(context: DeploymentLifecycleContext): void {
+  describe('deployments lifecycle', () => {
+    it('transition applies the patch only from the given statuses and returns the record', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId);
+      await store.deployments.insert(d);
+      expect(await store.deployments.transition(d.id, ['running'], { status: 'stopping' })).toBeNull();
+      const running = await store.deployments.transition(d.id, ['starting'], { status: 'running', startedAt: at(5), updatedAt: at(5) });
+      expect(running).toEqual({ ...d, status: 'running', startedAt: at(5), updatedAt: at(5) });
+      const failed = await store.deployments.transition(d.id, ['starting', 'running'], { status: 'failed', error: { code: 'STRATEGY_ERROR', message: 'boom' }, stoppedAt: at(6) });
+      expect(failed).toMatchObject({ status: 'failed', error: { code: 'STRATEGY_ERROR', message: 'boom' }, stoppedAt: at(6), startedAt: at(5) });
+      expect(await store.deployments.findById(userId, d.id)).toEqual(failed);
+      expect(await store.deployments.transition(uid('dep'), ['starting'], { status: 'running' })).toBeNull();
+    });
+
+    it('of concurrent transitions from one status exactly one wins', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      const results = await Promise.all([
+        store.deployments.transition(d.id, ['running'], { status: 'stopping' }),
+        store.deployments.transition(d.id, ['running'], { status: 'starting' }),
+        store.deployments.transition(d.id, ['running'], { status: 'failed' }),
+      ]);
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      const winner = results.find((r) => r !== null)!;
+      expect((await store.deployments.findById(userId, d.id))!.status).toBe(winner.status);
+    });
+
+    it('update changes fields whatever the status and can clear error and stoppedAt', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'failed', error: { code: 'X', message: 'y' }, stoppedAt: at(3) });
+      await store.deployments.insert(d);
+      const updated = await store.deployments.update(d.id, { status: 'starting', error: null, stoppedAt: null, updatedAt: at(4) });
+      expect(updated).toEqual({ ...d, status: 'starting', error: null, stoppedAt: null, updatedAt: at(4) });
+      expect(await store.deployments.update(uid('dep'), { status: 'running' })).toBeNull();
+    });
+
+    it("delete removes the user's deployment with its orders and logs, and never another user's", async () => {
+      const { store, userId, otherUserId } = context();
+      const d = deployment(userId);
+      const keep = deployment(userId);
+      for (const x of [d, keep]) await store.deployments.insert(x);
+      const o = order(d);
+      const kept = order(keep);
+      for (const x of [o, kept]) await store.orders.insert(x);
+      await store.deploymentLogs.append([line(d, 1, 'gone'), line(keep, 1, 'kept')]);
+      expect(await store.deployments.delete(otherUserId, d.id)).toBe(false);
+      expect(await store.deployments.findById(userId, d.id)).not.toBeNull();
+      expect(await store.deployments.delete(userId, d.id)).toBe(true);
+      expect(await store.deployments.findById(userId, d.id)).toBeNull();
+      expect(await store.orders.findById(userId, o.id)).toBeNull();
+      expect(await store.orders.findByClientOrderId(o.clientOrderId)).toBeNull();
+      expect(await store.deploymentLogs.list(userId, d.id, { limit: 10 })).toEqual([]);
+      expect(await store.deployments.delete(userId, d.id)).toBe(false);
+      expect(await store.orders.findById(userId, kept.id)).toEqual(kept);
+      expect((await store.deploymentLogs.list(userId, keep.id, { limit: 10 })).map((l) => l.message)).toEqual(['kept']);
+    });
+
+    it('listByStatus lists the given statuses across users, oldest first', async () => {
+      const { store, userId, otherUserId } = context();
+      const old = (s: number) => new Date(Date.UTC(1989, 0, 1) + s * 1000).toISOString();
+      const a = deployment(userId, { status: 'running', createdAt: old(2) });
+      const b = deployment(otherUserId, { status: 'stopping', createdAt: old(1) });
+      const c = deployment(userId, { status: 'stopped', createdAt: old(0) });
+      for (const x of [a, b, c]) await store.deployments.insert(x);
+      const listed = await store.deployments.listByStatus(['running', 'stopping'], 10_000);
+      const mine = listed.filter((x) => [a.id, b.id, c.id].includes(x.id));
+      expect(mine).toEqual([b, a]);
+      expect(await store.deployments.listByStatus([], 10)).toEqual([]);
+    });
+  });
+
+  describe('deploymentLogs', () => {
+    it('lists oldest first, in append order for equal timestamps, with since and limit, scoped to the owner', async () => {
+      const { store, userId, otherUserId } = context();
+      const d = deployment(userId);
+      await store.deployments.insert(d);
+      await store.deploymentLogs.append([line(d, 2, 'third'), line(d, 1, 'first', 'debug')]);
+      await store.deploymentLogs.append([line(d, 1, 'second', 'warn'), line(d, 3, 'fourth', 'error')]);
+      const all = await store.deploymentLogs.list(userId, d.id, { limit: 100 });
+      expect(all.map((l) => l.message)).toEqual(['first', 'second', 'third', 'fourth']);
+      expect(all[0]).toEqual(line(d, 1, 'first', 'debug'));
+      expect((await store.deploymentLogs.list(userId, d.id, { limit: 2 })).map((l) => l.message)).toEqual(['first', 'second']);
+      expect((await store.deploymentLogs.list(userId, d.id, { since: at(2), limit: 100 })).map((l) => l.message)).toEqual(['third', 'fourth']);
+      expect(await store.deploymentLogs.list(otherUserId, d.id, { limit: 100 })).toEqual([]);
+      await store.deploymentLogs.append([]);
+    });
+  });
+}

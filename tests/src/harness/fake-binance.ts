@@ -1,0 +1,275 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/*
+ * A local stand-in for Binance USDT-margined futures (the endpoints ccxt's binanceusdm class
+ * uses for markets, balance, positions and orders), as in core's ccxt-gateway.test.ts, for
+ * end-to-end tests that run the example server against an exchange with no internet. Market
+ * orders fill at once at MARK and move the one-way position; `orderFaults` make the next order
+ * POSTs hang, drop or fail.
+ */
+
+export const FAKE_BINANCE_API_KEY = 'test-api-key-AAAA1111';
+export const FAKE_BINANCE_SECRET = 'test-secret-ZZZZ9999-never-shown';
+const MARK = 40_000;
+
+const perpetual = {
+  symbol: 'BTCUSDT',
+  pair: 'BTCUSDT',
+  contractType: 'PERPETUAL',
+  deliveryDate: 4133404800000,
+  onboardDate: 1_700_000_000_000,
+  status: 'TRADING',
+  baseAsset: 'BTC',
+  quoteAsset: 'USDT',
+  marginAsset: 'USDT',
+  pricePrecision: 2,
+  quantityPrecision: 3,
+  orderTypes: ['LIMIT', 'MARKET', 'STOP', 'STOP_MARKET', 'TAKE_PROFIT', 'TAKE_PROFIT_MARKET', 'TRAILING_STOP_MARKET'],
+  timeInForce: ['GTC', 'IOC', 'FOK', 'GTX'],
+  filters: [
+    { filterType: 'PRICE_FILTER', minPrice: '0.10', maxPrice: '4529764', tickSize: '0.10' },
+    { filterType: 'LOT_SIZE', minQty: '0.001', maxQty: '1000', stepSize: '0.001' },
+    { filterType: 'MIN_NOTIONAL', notional: '5' },
+  ],
+};
+
+/** What the next POST /fapi/v1/order does instead of answering normally. */
+export type OrderFault =
+  | 'hang' // records the order, never answers (the client times out)
+  | 'drop' // records nothing, never answers
+  | 'http429' // refuses: too many requests
+  | 'insufficient' // refuses: balance insufficient
+  | 'http503'; // records the order, then answers 503 (outcome unknown to the client)
+
+export interface FakeOrder {
+  orderId: number;
+  clientOrderId: string;
+  symbol: string;
+  side: 'BUY' | 'SELL';
+  type: string;
+  origQty: string;
+  price: string;
+  stopPrice: string;
+  reduceOnly: boolean;
+  status: 'NEW' | 'FILLED' | 'CANCELED';
+  executedQty: string;
+  avgPrice: string;
+  time: number;
+}
+
+interface Call {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  /** When the request arrived (ms). */
+  at: number;
+}
+
+export interface FakeBinance {
+  url: string;
+  orders: Map<string, FakeOrder>;
+  calls: Call[];
+  orderFaults: OrderFault[];
+  /** Faults of the next GET requests of any path. */
+  readFaults: Array<'http429' | 'http418'>;
+  position: { amt: string; entry: string };
+  /** Called when an order POST arrives, before it is answered. */
+  onOrderPost?: (order: FakeOrder | null) => void;
+  close(): Promise<void>;
+}
+
+const orderBody = (o: FakeOrder) => ({
+  orderId: o.orderId,
+  symbol: o.symbol,
+  status: o.status,
+  clientOrderId: o.clientOrderId,
+  price: o.price,
+  avgPrice: o.avgPrice,
+  origQty: o.origQty,
+  executedQty: o.executedQty,
+  cumQty: o.executedQty,
+  cumQuote: String(Number(o.executedQty) * Number(o.avgPrice)),
+  timeInForce: 'GTC',
+  type: o.type,
+  reduceOnly: o.reduceOnly,
+  closePosition: false,
+  side: o.side,
+  positionSide: 'BOTH',
+  stopPrice: o.stopPrice,
+  workingType: 'CONTRACT_PRICE',
+  priceProtect: false,
+  origType: o.type,
+  time: o.time,
+  updateTime: o.time,
+});
+
+export async function startFakeBinance(): Promise<FakeBinance> {
+  const fake: FakeBinance = {
+    url: '',
+    orders: new Map(),
+    calls: [],
+    orderFaults: [],
+    readFaults: [],
+    position: { amt: '0.000', entry: '0.0' },
+    close: async () => {},
+  };
+  let nextOrderId = 1000;
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const query = url.search.slice(1);
+    const raw = req.method === 'POST' ? body : query;
+    const params = Object.fromEntries(new URLSearchParams(raw));
+    fake.calls.push({ method: req.method ?? '', path: url.pathname, params, at: Date.now() });
+
+    if (req.method === 'GET') {
+      const fault = fake.readFaults.shift();
+      if (fault === 'http429') return json(res, 429, { code: -1003, msg: 'Too many requests; current limit is 2400 requests per minute.' });
+      if (fault === 'http418') return json(res, 418, { code: -1003, msg: 'Way too many requests; IP banned until later.' });
+    }
+    if (url.pathname === '/fapi/v1/exchangeInfo') return json(res, 200, { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: [perpetual] });
+    if (url.pathname.startsWith('/sapi/')) return json(res, 200, []);
+
+    // Everything below is signed: check the key and the HMAC of the payload, as Binance does.
+    if (req.headers['x-mbx-apikey'] !== FAKE_BINANCE_API_KEY) return json(res, 401, { code: -2014, msg: 'API-key format invalid.' });
+    const payload = raw.replace(/&?signature=[0-9a-f]+$/, '');
+    const expected = createHmac('sha256', FAKE_BINANCE_SECRET).update(payload).digest('hex');
+    if (params['signature'] !== expected) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
+
+    const findOrder = () => {
+      if (params['origClientOrderId'] !== undefined) return fake.orders.get(params['origClientOrderId']);
+      return [...fake.orders.values()].find((o) => String(o.orderId) === params['orderId']);
+    };
+
+    switch (`${req.method} ${url.pathname}`) {
+      case 'GET /fapi/v3/account':
+        return json(res, 200, {
+          totalWalletBalance: '1000.0',
+          assets: [
+            {
+              asset: 'USDT',
+              walletBalance: '1000.00000000',
+              unrealizedProfit: '0.00000000',
+              marginBalance: '1000.00000000',
+              maintMargin: '0.0',
+              initialMargin: '100.00000000',
+              positionInitialMargin: '100.0',
+              openOrderInitialMargin: '0.0',
+              crossWalletBalance: '1000.0',
+              crossUnPnl: '0.0',
+              availableBalance: '900.00000000',
+              maxWithdrawAmount: '900.0',
+              updateTime: 1_700_000_000_000,
+            },
+          ],
+          positions: [],
+        });
+      case 'GET /fapi/v1/leverageBracket':
+        return json(res, 200, [{ symbol: 'BTCUSDT', brackets: [{ bracket: 1, initialLeverage: 125, notionalCap: 50_000, notionalFloor: 0, maintMarginRatio: 0.004, cum: 0 }] }]);
+      case 'GET /fapi/v3/positionRisk':
+        return json(res, 200, [
+          {
+            symbol: 'BTCUSDT',
+            positionSide: 'BOTH',
+            positionAmt: fake.position.amt,
+            entryPrice: fake.position.entry,
+            breakEvenPrice: fake.position.entry,
+            markPrice: String(MARK),
+            unRealizedProfit: String(Number(fake.position.amt) * (MARK - Number(fake.position.entry))),
+            liquidationPrice: '0',
+            isolatedMargin: '0',
+            notional: String(Number(fake.position.amt) * MARK),
+            marginAsset: 'USDT',
+            isolatedWallet: '0',
+            initialMargin: '10',
+            maintMargin: '1',
+            positionInitialMargin: '10',
+            openOrderInitialMargin: '0',
+            adl: 0,
+            bidNotional: '0',
+            askNotional: '0',
+            updateTime: 1_700_000_000_000,
+          },
+        ]);
+      case 'POST /fapi/v1/order': {
+        const fault = fake.orderFaults.shift();
+        if (fault === 'http429') return json(res, 429, { code: -1003, msg: 'Too many requests; current limit is 1200 orders per minute.' });
+        // Binance futures answers -2019 "Margin is insufficient." too, but ccxt maps that code only for
+        // requests to fapi.binance.com; -4050 is mapped for every host.
+        if (fault === 'insufficient') return json(res, 400, { code: -4050, msg: 'Cross balance insufficient.' });
+        if (fault === 'drop') return; // never answered, nothing recorded
+        const clientOrderId = params['newClientOrderId'] ?? `x-${nextOrderId}`;
+        if (fake.orders.has(clientOrderId) && fake.orders.get(clientOrderId)!.status === 'NEW') {
+          return json(res, 400, { code: -4015, msg: 'Client order id is not valid.' });
+        }
+        const market = params['type'] === 'MARKET';
+        const order: FakeOrder = {
+          orderId: nextOrderId++,
+          clientOrderId,
+          symbol: params['symbol'] ?? '',
+          side: params['side'] === 'SELL' ? 'SELL' : 'BUY',
+          type: params['type'] ?? 'LIMIT',
+          origQty: params['quantity'] ?? '0',
+          price: params['price'] ?? '0',
+          stopPrice: params['stopPrice'] ?? '0',
+          reduceOnly: params['reduceOnly'] === 'true',
+          status: market ? 'FILLED' : 'NEW',
+          executedQty: market ? (params['quantity'] ?? '0') : '0',
+          avgPrice: market ? String(MARK) : '0',
+          time: Date.now(),
+        };
+        fake.orders.set(clientOrderId, order);
+        if (market) {
+          // A market fill moves the one-way position.
+          const signed = Number(fake.position.amt) + (order.side === 'BUY' ? 1 : -1) * Number(order.origQty);
+          fake.position = { amt: signed.toFixed(3), entry: signed === 0 ? '0.0' : String(MARK) };
+        }
+        fake.onOrderPost?.(order);
+        if (fault === 'hang') return; // recorded, never answered
+        if (fault === 'http503') return json(res, 503, { code: -1001, msg: 'Internal error; unable to process your request. Please try again.' });
+        return json(res, 200, orderBody(order));
+      }
+      case 'GET /fapi/v1/order': {
+        const order = findOrder();
+        return order ? json(res, 200, orderBody(order)) : json(res, 400, { code: -2013, msg: 'Order does not exist.' });
+      }
+      case 'GET /fapi/v1/algoOrder':
+        return json(res, 400, { code: -2013, msg: 'Order does not exist.' });
+      case 'DELETE /fapi/v1/order': {
+        const order = findOrder();
+        if (!order || order.status !== 'NEW') return json(res, 400, { code: -2011, msg: 'Unknown order sent.' });
+        order.status = 'CANCELED';
+        return json(res, 200, orderBody(order));
+      }
+      case 'GET /fapi/v1/openOrders':
+        return json(
+          res,
+          200,
+          [...fake.orders.values()].filter((o) => o.status === 'NEW' && (params['symbol'] === undefined || o.symbol === params['symbol'])).map(orderBody),
+        );
+      default:
+        return json(res, 404, { code: -5000, msg: `No route ${req.method} ${url.pathname}` });
+    }
+  };
+
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => handle(req, res, body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return fake;
+}
+
