@@ -84,7 +84,9 @@ describe.runIf(available)('scale-out: 2 API processes and 2 worker processes on 
     const records = await waitAllFinal(ids, 150_000);
     for (const r of records.values()) expect(r.status, JSON.stringify(r.error)).toBe('completed');
 
-    // both workers ran some, together every backtest exactly once
+    // both workers ran some, together every backtest exactly once (a worker logs a job after
+    // recording its result, so give the last log lines a moment to arrive)
+    for (let i = 0; i < 100 && new Set([...ran(workers[0]), ...ran(workers[1])]).size < ids.length; i++) await sleep(50);
     const [first, second] = [ran(workers[0]), ran(workers[1])];
     expect(first.length).toBeGreaterThan(0);
     expect(second.length).toBeGreaterThan(0);
