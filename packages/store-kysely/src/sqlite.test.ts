@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '@stratbox/core/testing';
@@ -76,6 +77,43 @@ describe('kysely sqlite file', () => {
       } finally {
         await reopened.close();
       }
+    }
+  });
+
+  it('sees writes of another connection or process at once, though it keeps recent reads', async () => {
+    const file = nextFile();
+    const store = await createKyselyStore({ dialect: 'sqlite', filename: file });
+    const other = new BetterSqlite3(file);
+    try {
+      const now = new Date().toISOString();
+      const row = (id: string, name: string) => ({ id, userId: 'usr_reader', name, description: '', marketType: 'LINEAR' as const, version: 1, createdAt: now, updatedAt: now });
+      await store.strategies.insert(row('str_cache_aaaaaaaaaaaaaaaa', 'first'));
+      expect((await store.strategies.list('usr_reader', { limit: 10 })).map((s) => s.name)).toEqual(['first']);
+      expect((await store.strategies.list('usr_reader', { limit: 10 })).map((s) => s.name)).toEqual(['first']);
+      // another connection (as another process would) renames it and adds one
+      other.prepare("update strategies set name = 'renamed elsewhere' where id = 'str_cache_aaaaaaaaaaaaaaaa'").run();
+      other
+        .prepare('insert into strategies (id, user_id, name, description, market_type, version, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run('str_cache_bbbbbbbbbbbbbbbb', 'usr_reader', 'added elsewhere', '', 'LINEAR', 1, now, now);
+      expect((await store.strategies.list('usr_reader', { limit: 10 })).map((s) => s.name).sort()).toEqual(['added elsewhere', 'renamed elsewhere']);
+      // its own writes, also inside a transaction that rolls back
+      await store.strategies.update('usr_reader', 'str_cache_aaaaaaaaaaaaaaaa', { name: 'renamed here' });
+      expect((await store.strategies.findById('usr_reader', 'str_cache_aaaaaaaaaaaaaaaa'))?.name).toBe('renamed here');
+      await store
+        .transaction(async (tx) => {
+          await tx.strategies.update('usr_reader', 'str_cache_aaaaaaaaaaaaaaaa', { name: 'doomed' });
+          expect((await tx.strategies.findById('usr_reader', 'str_cache_aaaaaaaaaaaaaaaa'))?.name).toBe('doomed');
+          throw new Error('roll back');
+        })
+        .catch(() => undefined);
+      expect((await store.strategies.findById('usr_reader', 'str_cache_aaaaaaaaaaaaaaaa'))?.name).toBe('renamed here');
+      // what a caller does to the records it got changes nothing for the next caller
+      const [first] = await store.strategies.list('usr_reader', { limit: 1 });
+      first!.name = 'mutated by a caller';
+      expect((await store.strategies.list('usr_reader', { limit: 1 }))[0]!.name).not.toBe('mutated by a caller');
+    } finally {
+      other.close();
+      await store.close();
     }
   });
 

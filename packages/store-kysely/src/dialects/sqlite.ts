@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
+import { createReadCache, type CachedStatement } from './sqlite-read-cache.js';
 
 /** An embedded SQLite database file, opened with better-sqlite3. */
 export interface SqliteStoreConfig {
@@ -17,7 +18,7 @@ type Statement = ReturnType<BetterSqliteDatabase['prepare']>;
 
 /** The part of a better-sqlite3 database Kysely's driver and ours use. */
 interface SqliteDatabase {
-  prepare(sql: string): Statement;
+  prepare(sql: string): CachedStatement;
   close(): void;
   readonly inTransaction: boolean;
 }
@@ -28,14 +29,15 @@ interface SqliteDatabase {
  * runs one query at a time on the single connection, so a statement is never busy when reused.
  */
 function withStatementCache(database: BetterSqliteDatabase, capacity = 256): SqliteDatabase {
-  const cache = new Map<string, Statement>();
+  const cache = new Map<string, CachedStatement>();
+  const reads = createReadCache(database);
   return {
     prepare(sql) {
       let statement = cache.get(sql);
       if (statement) {
         cache.delete(sql);
       } else {
-        statement = database.prepare(sql);
+        statement = reads.wrap(sql, database.prepare(sql));
         if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
       }
       cache.set(sql, statement);
@@ -43,6 +45,7 @@ function withStatementCache(database: BetterSqliteDatabase, capacity = 256): Sql
     },
     close() {
       cache.clear();
+      reads.clear();
       database.close();
     },
     get inTransaction() {
