@@ -7,7 +7,7 @@ import type { JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store } from '../ports/store.js';
-import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
+import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { BacktestExecutor } from './backtest-executor.js';
@@ -39,21 +39,6 @@ const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
 export function createBacktestService(deps: BacktestServiceDeps) {
   const { store, clock, events, queue, executor } = deps;
 
-  /**
-   * Errors about a strategy the caller may only run (a bought listing) lose their details and
-   * get a generic message: syntax problems quote source lines.
-   */
-  async function guarded<T>(canReadSource: boolean, work: () => Promise<T> | T): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (canReadSource || !(error instanceof StratboxError)) throw error;
-      if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
-        throw new StratboxError('VALIDATION_FAILED', error.message, (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })));
-      }
-      throw new StratboxError(error.code, 'The purchased strategy cannot run with this request');
-    }
-  }
 
   async function load(userId: string, id: string): Promise<BacktestRecord> {
     const record = await store.backtests.findById(userId, id);
@@ -65,8 +50,8 @@ export function createBacktestService(deps: BacktestServiceDeps) {
     async create(userId: string, body: z.output<typeof CreateBacktestBody>) {
       const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await guarded(runnable.canReadSource, () => executor.inspect(source));
-      await guarded(runnable.canReadSource, () => executor.checkParams(info, body.params));
+      const info = await withRunOnlyErrors(runnable.canReadSource, () => executor.inspect(source));
+      await withRunOnlyErrors(runnable.canReadSource, () => executor.checkParams(info, body.params));
       const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
       const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
       const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;

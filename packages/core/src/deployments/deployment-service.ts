@@ -13,6 +13,7 @@ import { newId } from '../util/ids.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { toDeploymentView, toLogEntry } from './deployment-views.js';
 import type { DeploymentSupervisor } from './supervisor.js';
+import { withRunOnlyErrors } from '../marketplace/licences.js';
 
 export interface DeploymentServiceDeps {
   store: Store;
@@ -46,18 +47,6 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     return record;
   }
 
-  /** Errors about a bought strategy lose their details (they may quote its source), except params problems. */
-  async function guarded<T>(canReadSource: boolean, work: () => Promise<T> | T): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (canReadSource || !(error instanceof StratboxError)) throw error;
-      if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
-        throw new StratboxError('VALIDATION_FAILED', error.message, (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })));
-      }
-      throw new StratboxError(error.code, 'The purchased strategy cannot run with this request');
-    }
-  }
 
   /** Stops a deployment (whatever its status allows) and resolves with its record afterwards. */
   async function stopRecord(record: DeploymentRecord): Promise<DeploymentRecord> {
@@ -91,8 +80,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         ]);
       }
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await guarded(runnable.canReadSource, () => deps.executor.inspect(source));
-      await guarded(runnable.canReadSource, () => deps.executor.checkParams(info, body.params));
+      const info = await withRunOnlyErrors(runnable.canReadSource, () => deps.executor.inspect(source));
+      await withRunOnlyErrors(runnable.canReadSource, () => deps.executor.checkParams(info, body.params));
       if (info.timeframe !== undefined && !(info.timeframe in TIMEFRAME_MS)) {
         throw new StratboxError('VALIDATION_FAILED', `Unsupported timeframe ${info.timeframe}`, [{ path: 'meta.timeframe', message: 'Not a supported timeframe' }]);
       }

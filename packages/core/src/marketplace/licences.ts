@@ -109,3 +109,20 @@ export function createLicenceService({ store }: { store: StoreRepositories }) {
     loadSource: (userId: string, strategyId: string, version: number) => loadRunnableSource(store, userId, strategyId, version),
   };
 }
+
+/**
+ * Runs `work` for a strategy the caller may or may not read. For a bought strategy
+ * (`canReadSource` false) a StratboxError loses what could quote the source: its details and
+ * message, except parameter problems, which name only the parameters.
+ */
+export async function withRunOnlyErrors<T>(canReadSource: boolean, work: () => Promise<T> | T): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (canReadSource || !(error instanceof StratboxError)) throw error;
+    if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
+      throw new StratboxError('VALIDATION_FAILED', error.message, (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })));
+    }
+    throw new StratboxError(error.code, 'The purchased strategy cannot run with this request');
+  }
+}

@@ -1,13 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from './quickjs-variants.js';
 import { SandboxError } from './sandbox-error.js';
 import type { LiveAccountState, LiveCallResult, LiveCandle, LiveLimits, LiveOpenInput, LiveOrderEvent } from './live-session.js';
 import type { LiveChildMessage, LiveParentMessage } from './live-worker-protocol.js';
 import type { ParamValue, StrategyMeta } from './strategy-meta.js';
+import { resolveWorkerEntry } from './worker-path.js';
 
 /** Options of `createLiveSandbox`. Defaults suit a shared server. */
 export interface LiveSandboxOptions {
@@ -57,28 +54,6 @@ export interface LiveSandbox {
   close(): Promise<void>;
 }
 
-function currentFile(): string {
-  return typeof __filename === 'string' ? __filename : new URL(import.meta.url).pathname;
-}
-
-function defaultWorker(): { path: string; execArgv: string[] } {
-  const here = currentFile();
-  const dir = dirname(here);
-  if (here.endsWith('.ts')) {
-    let tsx = 'tsx';
-    try {
-      tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
-    } catch {
-      // resolve tsx from the working directory
-    }
-    return { path: join(dir, 'live-worker-entry.ts'), execArgv: ['--import', tsx, '--conditions=@stratbox/source'] };
-  }
-  const ext = here.endsWith('.cjs') ? '.cjs' : '.js';
-  const candidates = [join(dir, 'sandbox', `live-worker-entry${ext}`), join(dir, `live-worker-entry${ext}`), join(dir, '..', 'sandbox', `live-worker-entry${ext}`)];
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new Error(`Stratbox live sandbox worker not found next to ${here}`);
-  return { path: found, execArgv: [] };
-}
 
 interface Pending {
   resolve(value: unknown): void;
@@ -109,7 +84,7 @@ export function createLiveSandbox(options: LiveSandboxOptions = {}): LiveSandbox
 
   async function open(input: LiveOpenInput): Promise<LiveSandboxSession> {
     if (closed) throw new SandboxError('POOL_CLOSED', 'The live sandbox was closed');
-    const w = options.workerPath ? { path: options.workerPath, execArgv: options.execArgv ?? [] } : defaultWorker();
+    const w = options.workerPath ? { path: options.workerPath, execArgv: options.execArgv ?? [] } : resolveWorkerEntry('live-worker-entry');
     const child: ChildProcess = fork(w.path, [limits.build], {
       execArgv: [...w.execArgv, `--max-old-space-size=${options.maxOldSpaceSizeMb ?? 256}`, '--stack-size=3800'],
       serialization: 'advanced',

@@ -1,10 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { normalizeJob, type BacktestJob } from '../backtests/engine/backtest-job.js';
 import { buildBacktestResult, type BacktestResult } from '../backtests/engine/build-result.js';
 import type { EngineLimits } from '../backtests/engine/run-in-guest.js';
@@ -12,6 +8,7 @@ import { StratboxError } from '../errors/stratbox-error.js';
 import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from './quickjs-variants.js';
 import { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
 import type { ChildMessage, ParentMessage, StrategyInfo } from './worker-protocol.js';
+import { resolveWorkerEntry } from './worker-path.js';
 
 /** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
 export interface SandboxPoolOptions {
@@ -113,28 +110,6 @@ interface Slot {
   stderr: string;
 }
 
-function currentFile(): string {
-  return typeof __filename === 'string' ? __filename : new URL(import.meta.url).pathname;
-}
-
-function defaultWorker(): { path: string; execArgv: string[] } {
-  const here = currentFile();
-  const dir = dirname(here);
-  if (here.endsWith('.ts')) {
-    let tsx = 'tsx';
-    try {
-      tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
-    } catch {
-      // Fall back to resolving tsx from the working directory.
-    }
-    return { path: join(dir, 'worker-entry.ts'), execArgv: ['--import', tsx, '--conditions=@stratbox/source'] };
-  }
-  const ext = here.endsWith('.cjs') ? '.cjs' : '.js';
-  const candidates = [join(dir, 'sandbox', `worker-entry${ext}`), join(dir, `worker-entry${ext}`), join(dir, '..', 'sandbox', `worker-entry${ext}`)];
-  const found = candidates.find((c) => existsSync(c));
-  if (!found) throw new Error(`Stratbox sandbox worker not found next to ${here}`);
-  return { path: found, execArgv: [] };
-}
 
 async function readRss(pid: number): Promise<number | null> {
   try {
@@ -263,7 +238,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   }
 
   function spawn(): Slot {
-    const w = worker ?? defaultWorker();
+    const w = worker ?? resolveWorkerEntry('worker-entry');
     const child = fork(w.path, [build], {
       // --no-liftoff: compile QuickJS's WASM with the optimizing tier at once, instead of running
       // the baseline tier until V8 tiers up (3x slower for the first second of every child).
