@@ -56,6 +56,10 @@ describe('a deployment survives SIGKILL with an order in flight', () => {
       DATA_DIR: data.dir,
       STRATBOX_EXCHANGE_URLS: JSON.stringify({ binanceusdm: fake.url }),
       STRATBOX_DEPLOYMENT_POLL_MS: '100',
+      // The killed process still holds the deployment's lease: the restarted one (a new owner)
+      // takes it over once it expired, at its next scan.
+      STRATBOX_DEPLOYMENT_LEASE_MS: '3000',
+      STRATBOX_DEPLOYMENT_SCAN_MS: '500',
       // One '1m' candle closes every second; the same origin keeps the clock going forward across the restart.
       STRATBOX_CLOCK_SPEED: '60',
       STRATBOX_CLOCK_ORIGIN: String(Date.now()),

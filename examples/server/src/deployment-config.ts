@@ -4,8 +4,13 @@ import { createCandlePriceSource, createCcxtExchange, createExchangeClientPool, 
  * Live-deployment settings of the example server, from the environment:
  * - STRATBOX_DEPLOYMENT_POLL_MS: how often running deployments poll (default 5000).
  * - STRATBOX_RUN_DEPLOYMENTS: `true` or `false`, whether this process runs live deployments.
- *   Default: every role but `api`. Exactly ONE process of a service may run them: with several
- *   worker processes, set it to `false` on all but one.
+ *   Default: every role but `api` (an `api` process never runs them). Any number of processes
+ *   may: each deployment runs in the one process holding its lease in the Store.
+ * - STRATBOX_DEPLOYMENT_LEASE_MS: how long a process's lease on a deployment lasts without
+ *   renewal (default 15000): a dead process's deployments move to another process within about
+ *   this plus STRATBOX_DEPLOYMENT_SCAN_MS.
+ * - STRATBOX_DEPLOYMENT_SCAN_MS: how often a process looks for deployments to run: new ones an
+ *   `api` process created, and those whose lease expired (default 10000).
  * - STRATBOX_EXCHANGE_URLS: JSON `{ "<ccxt exchange id>": "http://host:port" }` moving every API
  *   base URL of that exchange to another host: a local exchange emulator, a recording proxy,
  *   a test double. Never set it in production.
@@ -13,6 +18,14 @@ import { createCandlePriceSource, createCcxtExchange, createExchangeClientPool, 
  *   clock runs SPEED times faster than real time from ORIGIN on, so '1m' strategies trade every
  *   few seconds. Never set it in production.
  */
+function optionalInt(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, got ${raw}`);
+  return value;
+}
+
 export function readDeploymentConfig(
   store: Store,
   logger: Logger,
@@ -40,6 +53,10 @@ export function readDeploymentConfig(
   deployments.run = run ? run === 'true' : (env.STRATBOX_ROLE || 'all') !== 'api';
   const poll = Number(env.STRATBOX_DEPLOYMENT_POLL_MS ?? '');
   if (Number.isFinite(poll) && poll > 0) deployments.pollIntervalMs = poll;
+  const lease = optionalInt(env, 'STRATBOX_DEPLOYMENT_LEASE_MS', 300);
+  if (lease !== undefined) deployments.leaseMs = lease;
+  const scan = optionalInt(env, 'STRATBOX_DEPLOYMENT_SCAN_MS', 50);
+  if (scan !== undefined) deployments.scanIntervalMs = scan;
   const urls = env.STRATBOX_EXCHANGE_URLS ? (JSON.parse(env.STRATBOX_EXCHANGE_URLS) as Record<string, string>) : null;
   if (urls || clock) {
     deployments.exchanges = createExchangeClientPool({

@@ -160,6 +160,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     ...(config.deployments?.maxExchangeFailures === undefined ? {} : { maxExchangeFailures: config.deployments.maxExchangeFailures }),
     ...(config.deployments?.run === undefined ? {} : { run: config.deployments.run }),
     ...(config.deployments?.scanIntervalMs === undefined ? {} : { scanIntervalMs: config.deployments.scanIntervalMs }),
+    ...(config.deployments?.leaseMs === undefined ? {} : { leaseMs: config.deployments.leaseMs }),
     onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
   });
   const deployments = createDeploymentService({

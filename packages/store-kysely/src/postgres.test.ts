@@ -104,6 +104,7 @@ describePostgres('kysely postgres', () => {
           { name: '0003-credentials-and-orders' },
           { name: '0004-marketplace-and-billing' },
           { name: '0005-deployment-logs' },
+          { name: '0006-deployment-leases' },
         ]);
       } finally {
         await client.end();

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * The Kysely `Database` type of the Stratbox tables. Column names are snake_case; timestamps
@@ -79,6 +79,10 @@ export interface DeploymentsTable {
   updated_at: string;
   started_at: string | null;
   stopped_at: string | null;
+  /** Owner id of the process holding the lease (migration 0006), or null. */
+  lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
+  /** ISO-8601 expiry of the lease (migration 0006), or null. */
+  lease_until: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BacktestsTable {

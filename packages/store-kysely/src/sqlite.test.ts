@@ -63,6 +63,7 @@ describe('kysely sqlite file', () => {
       '0003-credentials-and-orders',
       '0004-marketplace-and-billing',
       '0005-deployment-logs',
+      '0006-deployment-leases',
     ]);
     await first.close();
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { CredentialService } from '../credentials/credential-service.js';
 import type { ExchangeClientPool } from '../exchanges/exchange-client-pool.js';
 import { createOrderPlacement } from '../exchanges/order-placement.js';
@@ -22,13 +23,28 @@ export interface DeploymentSupervisorOptions {
   /** Consecutive polls with exchange or market-data failures before a deployment fails. Default 5. */
   maxExchangeFailures?: number;
   /**
-   * Whether this process runs deployments (default true). Exactly ONE process of a service may:
-   * two would each run the same deployment. With false, `launch` leaves a new deployment
-   * `starting` for the process that runs them, which picks it up within `scanIntervalMs`.
+   * Whether this process runs deployments (default true). Any number of processes of a service
+   * may: each deployment runs only in the process holding its lease (see `leaseMs`). With false,
+   * `launch` leaves a new deployment `starting` for a process that runs them, which picks it up
+   * within `scanIntervalMs`.
    */
   run?: boolean;
-  /** How often a running process looks for deployments another process left `starting`. Default 10 s. */
+  /**
+   * How often a running process looks for deployments it could run: `starting` ones another
+   * process created, and `starting` or `running` ones whose lease expired (their process died).
+   * Default 10 s.
+   */
   scanIntervalMs?: number;
+  /**
+   * How long a process's lease on a deployment lasts without renewal (default 15 000 ms). The
+   * holder renews it every `leaseMs / 3`; if it could not renew for `leaseMs * 2 / 3` it stops
+   * running the deployment on its own (orders and positions are left as they are), so it has
+   * stopped before the lease expires and another process may take over. A dead process's
+   * deployments are taken over within about `leaseMs + scanIntervalMs`, reconciling their
+   * orders as after a restart. Lease times are wall-clock times (not `clock`): the processes of
+   * a service need clocks that agree to well within `leaseMs / 3`.
+   */
+  leaseMs?: number;
 }
 
 export interface DeploymentSupervisorDeps extends DeploymentSupervisorOptions {
@@ -41,6 +57,10 @@ export interface DeploymentSupervisorDeps extends DeploymentSupervisorOptions {
   exchanges: ExchangeClientPool;
   sandbox: LiveSandbox;
   onCompute?: (userId: string, cpuMs: number) => void;
+  /** This process's lease owner id (default: random per supervisor). */
+  leaseOwner?: string;
+  /** Wall-clock milliseconds for leases (default `Date.now`). */
+  leaseClock?: () => number;
 }
 
 export interface DeploymentSupervisor {
@@ -58,7 +78,9 @@ export interface DeploymentSupervisor {
   halt(deploymentId: string): Promise<void>;
   /** Ids of the deployments running in this process. */
   running(): string[];
-  /** Halts every deployment (their status stays, so the next start resumes them). */
+  /** This process's lease owner id. */
+  readonly leaseOwner: string;
+  /** Halts every deployment and releases their leases (their status stays, so a running process, or the next start, resumes them). */
   close(): Promise<void>;
 }
 
@@ -67,6 +89,12 @@ export interface DeploymentSupervisor {
  * operation on one deployment (launch, poll, stop, fail, halt) runs under that deployment's
  * lock, one at a time, so a stop never interleaves with a poll placing an order. Status changes
  * are compare-and-set transitions in the Store.
+ *
+ * Across processes, a deployment runs only in the process holding its lease in the Store
+ * (`acquireLease`/`renewLease`): a runner starts after its lease was acquired, every poll checks
+ * the lease is still fresh, and a lease that could not be renewed in time halts the runner at
+ * once, without touching orders (a fence: the holder stops acting `leaseMs / 3` before the lease
+ * can expire, so two processes never act at once, even across a partition shorter than the lease).
  */
 export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): DeploymentSupervisor {
   const { store, clock, logger } = deps;
@@ -81,6 +109,96 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
   let closed = false;
   const runsHere = deps.run !== false;
   let scanTimer: NodeJS.Timeout | undefined;
+  let startedHere = false;
+
+  // Leases
+  const leaseMs = Math.max(30, deps.leaseMs ?? 15_000);
+  const fenceMs = Math.floor((leaseMs * 2) / 3);
+  const owner = deps.leaseOwner ?? `w_${randomBytes(9).toString('base64url')}`;
+  const wall = deps.leaseClock ?? Date.now;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  /** Leases this process holds: when the last successful acquire or renewal was sent, and the fence timer. */
+  const leases = new Map<string, { renewedAt: number; fence: NodeJS.Timeout }>();
+  /** Deployments found `stopping` at start, waiting for their lease (their process may have died mid-stop). */
+  const pendingStops = new Set<string>();
+  let renewTimer: NodeJS.Timeout | undefined;
+  const leaseFields = (id: string) => ({ deploymentId: id, owner, pid: process.pid });
+
+  /** Whether this process still holds a fresh lease on the deployment (renewed less than `leaseMs * 2/3` ago). */
+  function holds(id: string): boolean {
+    const lease = leases.get(id);
+    return lease !== undefined && wall() - lease.renewedAt < fenceMs;
+  }
+
+  /** Records a successful acquire or renewal sent at `at`, and re-arms the fence. */
+  function keep(id: string, at: number) {
+    clearTimeout(leases.get(id)?.fence);
+    const fence = setTimeout(() => lose(id, `the lease was not renewed within ${fenceMs} ms`), Math.max(0, at + fenceMs - wall()));
+    fence.unref?.();
+    leases.set(id, { renewedAt: at, fence });
+    if (!renewTimer && !closed) {
+      renewTimer = setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 3)));
+      renewTimer.unref?.();
+    }
+  }
+
+  /** Takes (or extends) the deployment's lease for this process. */
+  async function acquire(id: string): Promise<boolean> {
+    if (closed) return false;
+    const at = wall();
+    const ok = await store.deployments.acquireLease(id, owner, iso(at + leaseMs), iso(at));
+    // An answer that took too long is no use: the lease may be about to expire (it then lapses).
+    if (!ok || closed || wall() - at >= fenceMs) return false;
+    const fresh = !leases.has(id);
+    keep(id, at);
+    if (fresh) logger.info('deployment lease acquired', { ...leaseFields(id), leaseMs });
+    return true;
+  }
+
+  /**
+   * The lease is gone or may be: halts the runner at once, outside the deployment's lock (a poll
+   * in flight sees `halted` and places nothing more). Orders and positions stay as they are for
+   * the process that takes over, and the status does not change.
+   */
+  function lose(id: string, reason: string) {
+    const lease = leases.get(id);
+    if (!lease) return;
+    clearTimeout(lease.fence);
+    leases.delete(id);
+    stopTimer(id);
+    const runner = runners.get(id);
+    runners.delete(id);
+    logger.warn('deployment lease lost', { ...leaseFields(id), reason, halted: runner !== undefined });
+    void runner?.halt().catch(() => undefined);
+  }
+
+  /** Gives the lease up (the deployment ended here, or this process closes) so another process may take it at once. */
+  async function release(id: string) {
+    const lease = leases.get(id);
+    if (!lease) return;
+    clearTimeout(lease.fence);
+    leases.delete(id);
+    try {
+      await store.deployments.releaseLease(id, owner);
+      logger.info('deployment lease released', leaseFields(id));
+    } catch (error) {
+      logger.warn('Deployment lease release failed', { ...leaseFields(id), error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  function renewAll() {
+    for (const [id, lease] of leases) {
+      const at = wall();
+      store.deployments.renewLease(id, owner, iso(at + leaseMs), iso(at)).then(
+        (ok) => {
+          if (leases.get(id) !== lease) return; // released, lost or renewed meanwhile
+          if (ok) keep(id, at);
+          else lose(id, 'the lease expired or another process took it');
+        },
+        (error: unknown) => logger.warn('Deployment lease renewal failed', { ...leaseFields(id), error: error instanceof Error ? error.message : String(error) }),
+      );
+    }
+  }
 
   /** Runs `fn` after every earlier operation on the same deployment. */
   function locked<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -129,6 +247,7 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     const time = now();
     const failed = await store.deployments.transition(deployment.id, ['starting', 'running'], { status: 'failed', error: failure, stoppedAt: time, updatedAt: time });
     if (failed) await log.write(deployment, 'error', `Deployment failed (${failure.code}): ${failure.message}`);
+    await release(deployment.id);
   }
 
   function stopTimer(id: string) {
@@ -149,10 +268,16 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
         if (current?.status !== 'running') {
           runners.delete(id);
           await runner.halt();
+          await release(id);
+          return;
+        }
+        if (!holds(id)) {
+          lose(id, 'the lease is no longer fresh');
           return;
         }
         const failure = await runner.cycle();
-        if (failure) await failNow(runner, runner.deployment, failure);
+        // A runner halted meanwhile (its lease was lost) leaves the deployment to the next holder.
+        if (failure && runners.get(id) === runner && !runner.halted) await failNow(runner, runner.deployment, failure);
       })
         .catch((error: unknown) => logger.error('Deployment poll failed', { deploymentId: id, error: error instanceof Error ? error.message : String(error) }))
         .finally(() => {
@@ -170,6 +295,10 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
       stopTimer(deployment.id);
       runners.delete(deployment.id);
       await existing.halt();
+    }
+    if (!(await acquire(deployment.id))) {
+      logger.debug('Deployment leased by another process', { deploymentId: deployment.id });
+      return;
     }
     let runner: DeploymentRunner;
     runner = createDeploymentRunner(deployment, {
@@ -193,12 +322,18 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     });
     runners.set(deployment.id, runner);
     const failure = await runner.start();
+    if (runners.get(deployment.id) !== runner) {
+      // The lease was lost while starting: the next holder starts it again.
+      await runner.halt();
+      return;
+    }
     if (failure) {
       await failNow(runner, deployment, failure);
       return;
     }
     if (runner.halted) {
       runners.delete(deployment.id);
+      await release(deployment.id);
       return;
     }
     schedule(runner);
@@ -206,19 +341,43 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
 
   return {
     async start() {
-      if (!runsHere || closed) return;
+      if (!runsHere || closed || startedHere) return;
+      startedHere = true;
+      /** Runs what no live process holds: deployments to run, and stops a dead process left half-done. */
+      const claim = (pending: DeploymentRecord[]) => {
+        for (const deployment of pending) {
+          if (runners.has(deployment.id) || locks.has(deployment.id)) continue;
+          if (deployment.status !== 'stopping') {
+            void this.launch(deployment).catch(() => undefined);
+            continue;
+          }
+          if (!pendingStops.has(deployment.id)) continue;
+          void locked(deployment.id, () => acquire(deployment.id))
+            .then(async (ok) => {
+              if (!ok) return;
+              pendingStops.delete(deployment.id);
+              try {
+                await this.stop(deployment);
+              } finally {
+                await release(deployment.id);
+              }
+            })
+            .catch(() => undefined);
+        }
+      };
       const pending = await store.deployments.listByStatus(['starting', 'running', 'stopping'], 10_000);
-      for (const deployment of pending) {
-        if (deployment.status === 'stopping') void this.stop(deployment).catch(() => undefined);
-        else void this.launch(deployment).catch(() => undefined);
-      }
-      // Deployments created by a process that does not run them (an API-only node).
+      for (const d of pending) if (d.status === 'stopping') pendingStops.add(d.id);
+      claim(pending);
+      // Deployments created by a process that does not run them (an API-only node), and those
+      // whose process died (their lease expires, then one of the running processes takes them).
       const scan = () => {
         scanTimer = setTimeout(() => {
           void store.deployments
-            .listByStatus(['starting'], 1000)
-            .then((starting) => {
-              for (const d of starting) if (!runners.has(d.id) && !locks.has(d.id)) void this.launch(d);
+            .listByStatus(pendingStops.size > 0 ? ['starting', 'running', 'stopping'] : ['starting', 'running'], 10_000)
+            .then((active) => {
+              const stopping = new Set(active.filter((d) => d.status === 'stopping').map((d) => d.id));
+              for (const id of pendingStops) if (!stopping.has(id)) pendingStops.delete(id);
+              claim(active);
             })
             .catch((error: unknown) => logger.warn('Deployment scan failed', { error: error instanceof Error ? error.message : String(error) }))
             .finally(() => {
@@ -259,6 +418,7 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
           const time = now();
           const stopped = await store.deployments.transition(deployment.id, ['stopping'], { status: 'stopped', stoppedAt: time, updatedAt: time });
           if (stopped) await log.write(deployment, 'info', `Deployment stopped (${closing.length} position(s) closed)`);
+          await release(deployment.id);
         } catch (error) {
           await runner?.halt();
           const text = error instanceof Error ? error.message : String(error);
@@ -270,6 +430,7 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
             updatedAt: time,
           });
           if (failed) await log.write(deployment, 'error', `Stop failed: ${text}. Stop again to retry.`);
+          await release(deployment.id);
         } finally {
           leased?.release();
         }
@@ -282,16 +443,20 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
         const runner = runners.get(deploymentId);
         runners.delete(deploymentId);
         await runner?.halt();
+        await release(deploymentId);
       });
     },
 
     running: () => [...runners.keys()],
 
+    leaseOwner: owner,
+
     async close() {
       closed = true;
       clearTimeout(scanTimer);
+      clearInterval(renewTimer);
       for (const id of [...timers.keys()]) stopTimer(id);
-      await Promise.all([...runners.keys()].map((id) => this.halt(id)));
+      await Promise.all([...new Set([...runners.keys(), ...leases.keys()])].map((id) => this.halt(id)));
     },
   };
 }

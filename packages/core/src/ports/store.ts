@@ -214,6 +214,27 @@ export interface DeploymentRepository {
   delete(userId: string, id: string): Promise<boolean>;
   /** Deployments in the given statuses, oldest first, across users (for recovery at start). */
   listByStatus(statuses: readonly DeploymentStatus[], limit: number): Promise<DeploymentRecord[]>;
+  /*
+   * Leases: which process runs a deployment. A lease is an owner id and an expiry (`untilIso`,
+   * an ISO-8601 UTC timestamp compared as a string); the deployment's status is not involved.
+   * Timestamps come from the caller's clock, so the processes of a service need clocks that
+   * agree to well within the lease length.
+   */
+  /**
+   * Takes the deployment's lease for `owner` until `untilIso`, atomically (a compare-and-set:
+   * of concurrent acquirers exactly one wins). Succeeds only if there is no lease, the lease
+   * expired (`until < nowIso`), or `owner` already holds it (then it is extended). False when
+   * another owner holds an unexpired lease or there is no such deployment.
+   */
+  acquireLease(deploymentId: string, owner: string, untilIso: string, nowIso: string): Promise<boolean>;
+  /**
+   * Extends the lease to `untilIso` only if `owner` still holds it and it has not expired
+   * (`until >= nowIso`); false otherwise (it expired, was taken over or released): the owner
+   * must then stop acting for the deployment at once.
+   */
+  renewLease(deploymentId: string, owner: string, untilIso: string, nowIso: string): Promise<boolean>;
+  /** Gives the lease up if `owner` holds it (expired or not), so another owner may take it at once; otherwise changes nothing. */
+  releaseLease(deploymentId: string, owner: string): Promise<void>;
 }
 
 export type DeploymentLogLevel = 'debug' | 'info' | 'warn' | 'error';

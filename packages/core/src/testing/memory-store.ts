@@ -30,6 +30,8 @@ interface State {
   deployments: Map<string, DeploymentRecord>;
   /** Log entries of every deployment, in the order they were appended (never mutated, only replaced). */
   deploymentLogs: DeploymentLogRecord[];
+  /** Deployment leases by deployment id (records replaced, never mutated). */
+  deploymentLeases: Map<string, { owner: string; until: string }>;
   backtests: Map<string, BacktestRecord>;
   /** By backtest id. */
   backtestResults: Map<string, BacktestResultRecord>;
@@ -48,6 +50,7 @@ const emptyState = (): State => ({
   versions: new Map(),
   deployments: new Map(),
   deploymentLogs: [],
+  deploymentLeases: new Map(),
   backtests: new Map(),
   backtestResults: new Map(),
   candles: new Map(),
@@ -67,6 +70,7 @@ const cloneState = (s: State): State => ({
   versions: new Map(s.versions),
   deployments: new Map(s.deployments),
   deploymentLogs: s.deploymentLogs,
+  deploymentLeases: new Map(s.deploymentLeases),
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
   candles: new Map(s.candles),
@@ -229,6 +233,7 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
           const d = state.deployments.get(id);
           if (!d || d.userId !== userId) return false;
           state.deployments.delete(id);
+          state.deploymentLeases.delete(id);
           state.deploymentLogs = state.deploymentLogs.filter((e) => e.deploymentId !== id);
           const live = state.liveTrading;
           for (const [orderId, o] of [...live.orders]) {
@@ -245,6 +250,29 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
           .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1))
           .slice(0, Math.max(0, limit))
           .map((d) => structuredClone(d));
+      },
+      async acquireLease(deploymentId, owner, untilIso, nowIso) {
+        // Decided and applied in one synchronous step (as the SQL stores' single UPDATE).
+        return write((state) => {
+          if (!state.deployments.has(deploymentId)) return false;
+          const lease = state.deploymentLeases.get(deploymentId);
+          if (lease && lease.owner !== owner && lease.until >= nowIso) return false;
+          state.deploymentLeases.set(deploymentId, { owner, until: untilIso });
+          return true;
+        });
+      },
+      async renewLease(deploymentId, owner, untilIso, nowIso) {
+        return write((state) => {
+          const lease = state.deploymentLeases.get(deploymentId);
+          if (!lease || lease.owner !== owner || lease.until < nowIso || !state.deployments.has(deploymentId)) return false;
+          state.deploymentLeases.set(deploymentId, { owner, until: untilIso });
+          return true;
+        });
+      },
+      async releaseLease(deploymentId, owner) {
+        write((state) => {
+          if (state.deploymentLeases.get(deploymentId)?.owner === owner) state.deploymentLeases.delete(deploymentId);
+        });
       },
     },
     deploymentLogs: {

@@ -3,8 +3,8 @@ import type { DeploymentLogRecord, DeploymentRecord, OrderRecord, Store } from '
 import { at, uid } from './contract-fixtures.js';
 
 /*
- * The Store contract of the deployment lifecycle (transition, update, delete, listByStatus) and
- * of deployment logs, run by `describeStoreContract` with its shared store and users.
+ * The Store contract of the deployment lifecycle (transition, update, delete, listByStatus),
+ * of deployment leases and of deployment logs, run by `describeStoreContract` with its shared store and users.
  */
 
 export type DeploymentLifecycleContext = () => { store: Store; userId: string; otherUserId: string };
@@ -129,6 +129,80 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       const mine = listed.filter((x) => [a.id, b.id, c.id].includes(x.id));
       expect(mine).toEqual([b, a]);
       expect(await store.deployments.listByStatus([], 10)).toEqual([]);
+    });
+  });
+
+  describe('deployment leases', () => {
+    it('acquireLease takes a free lease, extends its own, and refuses an unexpired lease of another owner', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(15), at(0))).toBe(true);
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(30), at(10))).toBe(false);
+      // Equal to the expiry is not expired yet.
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(30), at(15))).toBe(false);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(25), at(10))).toBe(true);
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(35), at(20))).toBe(false);
+      expect(await store.deployments.acquireLease(uid('dep'), 'owner-a', at(15), at(0))).toBe(false);
+      // The lease does not show in the record, and status changes leave it alone.
+      expect(await store.deployments.findById(userId, d.id)).toEqual(d);
+      expect(await store.deployments.transition(d.id, ['running'], { status: 'starting' })).toMatchObject({ status: 'starting' });
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(35), at(20))).toBe(false);
+    });
+
+    it('an expired lease can be taken by another owner, and its former owner can no longer renew it', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(15), at(0))).toBe(true);
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(31), at(16))).toBe(true);
+      expect(await store.deployments.renewLease(d.id, 'owner-a', at(32), at(17))).toBe(false);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(32), at(17))).toBe(false);
+      expect(await store.deployments.renewLease(d.id, 'owner-b', at(40), at(17))).toBe(true);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(45), at(35))).toBe(false);
+    });
+
+    it('renewLease extends only an unexpired lease of the same owner', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      expect(await store.deployments.renewLease(d.id, 'owner-a', at(15), at(0))).toBe(false);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(15), at(0))).toBe(true);
+      expect(await store.deployments.renewLease(d.id, 'owner-b', at(20), at(5))).toBe(false);
+      expect(await store.deployments.renewLease(d.id, 'owner-a', at(20), at(5))).toBe(true);
+      // Renewed to 20: another owner still cannot take it at 16.
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(31), at(16))).toBe(false);
+      // Expired (20 < 21): no renewal, even by its owner.
+      expect(await store.deployments.renewLease(d.id, 'owner-a', at(36), at(21))).toBe(false);
+      expect(await store.deployments.renewLease(uid('dep'), 'owner-a', at(15), at(0))).toBe(false);
+    });
+
+    it('releaseLease frees only a lease the owner holds', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      expect(await store.deployments.acquireLease(d.id, 'owner-a', at(15), at(0))).toBe(true);
+      await store.deployments.releaseLease(d.id, 'owner-b');
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(16), at(1))).toBe(false);
+      await store.deployments.releaseLease(d.id, 'owner-a');
+      expect(await store.deployments.renewLease(d.id, 'owner-a', at(17), at(2))).toBe(false);
+      expect(await store.deployments.acquireLease(d.id, 'owner-b', at(17), at(2))).toBe(true);
+      await store.deployments.releaseLease(uid('dep'), 'owner-b');
+    });
+
+    it('of 10 concurrent acquirers exactly one wins', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      const owners = Array.from({ length: 10 }, (_, i) => `owner-${i}`);
+      const results = await Promise.all(owners.map((o) => store.deployments.acquireLease(d.id, o, at(15), at(0))));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = owners[results.indexOf(true)]!;
+      expect(await store.deployments.renewLease(d.id, winner, at(20), at(5))).toBe(true);
+      for (const o of owners.filter((x) => x !== winner)) expect(await store.deployments.renewLease(d.id, o, at(20), at(5))).toBe(false);
+      // Once it expired, again exactly one of them takes it over.
+      const again = await Promise.all(owners.map((o) => store.deployments.acquireLease(d.id, o, at(40), at(25))));
+      expect(again.filter(Boolean)).toHaveLength(1);
     });
   });
 

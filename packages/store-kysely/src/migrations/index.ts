@@ -5,6 +5,7 @@ import { backtestsAndCandlesMigration } from './0002-backtests-and-candles.js';
 import { credentialsAndOrdersMigration } from './0003-credentials-and-orders.js';
 import { marketplaceAndBillingMigration } from './0004-marketplace-and-billing.js';
 import { deploymentLogsMigration } from './0005-deployment-logs.js';
+import { deploymentLeasesMigration } from './0006-deployment-leases.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -19,6 +20,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0003-credentials-and-orders': credentialsAndOrdersMigration(dialect),
         '0004-marketplace-and-billing': marketplaceAndBillingMigration(dialect),
         '0005-deployment-logs': deploymentLogsMigration(dialect),
+        '0006-deployment-leases': deploymentLeasesMigration(dialect),
       };
     },
   };

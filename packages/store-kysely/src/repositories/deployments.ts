@@ -126,6 +126,35 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
         .execute();
       return rows.map(toDeployment);
     },
+
+    // Leases: one UPDATE ... WHERE each, so the check and the change are atomic (a row lock on
+    // PostgreSQL: of concurrent acquirers the others re-check the WHERE after the winner commits).
+    // `lease_until` is ISO-8601 text compared bytewise (`collate "C"` on PostgreSQL).
+
+    async acquireLease(deploymentId, owner, untilIso, nowIso) {
+      const result = await db
+        .updateTable('deployments')
+        .set({ lease_owner: owner, lease_until: untilIso })
+        .where('id', '=', deploymentId)
+        .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_until', 'is', null), eb('lease_until', '<', nowIso), eb('lease_owner', '=', owner)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async renewLease(deploymentId, owner, untilIso, nowIso) {
+      const result = await db
+        .updateTable('deployments')
+        .set({ lease_until: untilIso })
+        .where('id', '=', deploymentId)
+        .where('lease_owner', '=', owner)
+        .where('lease_until', '>=', nowIso)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async releaseLease(deploymentId, owner) {
+      await db.updateTable('deployments').set({ lease_owner: null, lease_until: null }).where('id', '=', deploymentId).where('lease_owner', '=', owner).execute();
+    },
   };
 }
 

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStratboxClient, type StratboxClient } from '@stratbox/client';
+import { isolatedBackends, requirePostgresAndRedis, startNode, type NodeProcess } from './harness/cluster.js';
+import { sleep } from './harness/deferred.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from './harness/fake-binance.js';
+import { createUserWithCli } from './harness/server-process.js';
+
+/*
+ * A live deployment moves to another worker when its worker dies: 1 API process and 2 worker
+ * processes of the example server share PostgreSQL (a schema of their own) and Redis (a key
+ * prefix of their own), and trade on a local Binance USDT-M stand-in (the real ccxt class, its
+ * API moved by STRATBOX_EXCHANGE_URLS). The worker holding the deployment's lease is SIGKILLed;
+ * the other must take the lease over within the lease time plus a scan, resume the deployment
+ * (reconciling its orders as after a restart) and keep trading, and the exchange must never
+ * receive one client order id twice.
+ */
+
+const available = await requirePostgresAndRedis('deployment-failover');
+
+const SYMBOL = 'BTC/USDT:USDT';
+// One order per closed candle whenever none is open: with 60x time, about one a second.
+const SOURCE = `
+export const meta = { timeframe: '1m' };
+export function onCandle(ctx, candle) {
+  if (ctx.orders(candle.symbol).length === 0) ctx.buy(candle.symbol, { quantity: 0.001 });
+}
+`;
+const LEASE_MS = 3000;
+const SCAN_MS = 500;
+
+type Node = NodeProcess & { baseUrl?: string };
+
+async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = await Promise.resolve()
+      .then(check)
+      .catch(() => null);
+    if (value) return value;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+describe.runIf(available)('deployment failover: 1 API process and 2 workers on PostgreSQL and Redis', () => {
+  const backends = isolatedBackends('failover');
+  let fake: FakeBinance;
+  const nodes: Node[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    fake = await startFakeBinance();
+    env = {
+      ...backends.env,
+      STRATBOX_MASTER_KEY: randomBytes(32).toString('base64'),
+      STRATBOX_EXCHANGE_URLS: JSON.stringify({ binanceusdm: fake.url }),
+      STRATBOX_DEPLOYMENT_POLL_MS: '100',
+      STRATBOX_DEPLOYMENT_LEASE_MS: String(LEASE_MS),
+      STRATBOX_DEPLOYMENT_SCAN_MS: String(SCAN_MS),
+      // One '1m' candle closes every second; every process shares the origin, so their clocks agree.
+      STRATBOX_CLOCK_SPEED: '60',
+      STRATBOX_CLOCK_ORIGIN: String(Date.now()),
+      LOG_LEVEL: 'info',
+    };
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(nodes.map((n) => n.stop('SIGKILL')));
+    await fake?.close();
+    await backends.remove();
+  });
+
+  it('the other worker runs the deployment within the lease time after its worker is SIGKILLed, without a duplicate order', async () => {
+    const { apiKey } = await createUserWithCli('trader', env); // also migrates the schema
+    const started = await Promise.all([
+      startNode({ ...env, STRATBOX_ROLE: 'api' }, 'listening'),
+      startNode({ ...env, STRATBOX_ROLE: 'worker' }, 'worker ready'),
+      startNode({ ...env, STRATBOX_ROLE: 'worker' }, 'worker ready'),
+    ]);
+    nodes.push(...started);
+    const [api, ...workers] = started as [Node, Node, Node];
+    const client: StratboxClient = createStratboxClient({ baseUrl: api.baseUrl!, apiKey });
+    const credentialId = (await client.credentials.create({ body: { exchange: 'binanceusdm', label: 'fake', apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET } })).id;
+    const strategyId = (await client.strategies.create({ body: { name: 'keep buying', source: SOURCE } })).id;
+    const deployment = await client.deployments.create({ body: { strategyId, credentialId, symbols: [SYMBOL], params: {} } });
+
+    const acquired = (node: Node) => node.logs('deployment lease acquired').filter((e) => e.deploymentId === deployment.id);
+    const owner = await waitFor('a worker to take the deployment', () => workers.find((w) => acquired(w).length > 0), 30_000);
+    const other = workers.find((w) => w !== owner)!;
+    expect(acquired(owner)[0]).toMatchObject({ pid: owner.pid });
+    expect(api.logs('deployment lease acquired')).toEqual([]);
+
+    const orderPosts = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/fapi/v1/order');
+    await waitFor('the deployment to be running and trading', async () => (await client.deployments.get({ params: { id: deployment.id } })).status === 'running' && orderPosts().length >= 2, 30_000);
+    expect(acquired(other)).toEqual([]);
+
+    const killedAt = Date.now();
+    expect(await owner.stop('SIGKILL')).toBe(null);
+    const postsAtKill = orderPosts().length;
+
+    const taken = await waitFor('the other worker to take the lease over', () => acquired(other)[0], LEASE_MS + SCAN_MS + 5000);
+    expect(taken).toMatchObject({ pid: other.pid, deploymentId: deployment.id });
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(LEASE_MS + SCAN_MS + 5000);
+    expect((await client.deployments.get({ params: { id: deployment.id } })).status).toBe('running');
+
+    // It runs there: resumed through the restart path, and trading again.
+    await waitFor(
+      'the deployment to resume on the other worker',
+      async () => (await client.deployments.logs({ params: { id: deployment.id }, query: { limit: 1000 } })).some((l) => l.message.startsWith('Deployment resumed after a restart')),
+      10_000,
+    );
+    await waitFor('new orders from the other worker', () => orderPosts().length >= postsAtKill + 2, 15_000);
+    expect((await client.deployments.get({ params: { id: deployment.id } })).status).toBe('running');
+    expect(other.logs('deployment lease lost')).toEqual([]);
+
+    // Each client order id reached the exchange once.
+    const ids = orderPosts().map((c) => c.params['newClientOrderId']);
+    expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(fake.orders.size).toBe(ids.length);
+  }, 150_000);
+});
