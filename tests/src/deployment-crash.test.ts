@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { deferred, sleep } from './harness/deferred.js';
-import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from './harness/fake-binance.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '@stratbox/core/testing';
 import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess } from './harness/server-process.js';
 
 /*

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { isolatedBackends, requirePostgresAndRedis, startNode, type NodeProcess } from './harness/cluster.js';
 import { sleep } from './harness/deferred.js';
-import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from './harness/fake-binance.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '@stratbox/core/testing';
 import { createUserWithCli } from './harness/server-process.js';
 
 /*

@@ -1,3 +1,13 @@
 /** `@stratbox/core/testing`: an in-memory Store and the Store contract suite every Store runs. */
 export { createMemoryStore } from './memory-store.js';
 export { describeStoreContract, type StoreFactory } from './store-contract.js';
+export {
+  startFakeBinance,
+  FAKE_BINANCE_API_KEY,
+  FAKE_BINANCE_SECRET,
+  FAKE_BINANCE_MARK,
+  type FakeBinance,
+  type FakeBinanceCall,
+  type FakeOrder,
+  type OrderFault,
+} from './fake-binance-usdm.js';

@@ -3,16 +3,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /*
- * A local stand-in for Binance USDT-margined futures (the endpoints ccxt's binanceusdm class
- * uses for markets, balance, positions and orders), as in core's ccxt-gateway.test.ts, for
- * end-to-end tests that run the example server against an exchange with no internet. Market
- * orders fill at once at MARK and move the one-way position; `orderFaults` make the next order
- * POSTs hang, drop or fail.
+ * A local stand-in for Binance USDT-margined futures: the endpoints ccxt's real binanceusdm
+ * class calls for markets, balance, positions and orders (exchangeInfo, account,
+ * leverageBracket, positionRisk, order create/fetch/cancel, openOrders). Signed requests are
+ * checked against the API secret, as Binance does. For tests of exchange gateways and of whole
+ * servers with no internet: point the exchange's `urls.api` at `url`. Market orders fill at
+ * once at MARK and move the one-way position; `orderFaults` make the next order POSTs hang,
+ * drop or fail, `readFaults` the next GETs.
  */
 
 export const FAKE_BINANCE_API_KEY = 'test-api-key-AAAA1111';
 export const FAKE_BINANCE_SECRET = 'test-secret-ZZZZ9999-never-shown';
-const MARK = 40_000;
+/** The price market orders fill at, and the mark price of positions. */
+export const FAKE_BINANCE_MARK = 40_000;
+const MARK = FAKE_BINANCE_MARK;
 
 const perpetual = {
   symbol: 'BTCUSDT',
@@ -59,7 +63,7 @@ export interface FakeOrder {
   time: number;
 }
 
-interface Call {
+export interface FakeBinanceCall {
   method: string;
   path: string;
   params: Record<string, string>;
@@ -70,7 +74,7 @@ interface Call {
 export interface FakeBinance {
   url: string;
   orders: Map<string, FakeOrder>;
-  calls: Call[];
+  calls: FakeBinanceCall[];
   orderFaults: OrderFault[];
   /** Faults of the next GET requests of any path. */
   readFaults: Array<'http429' | 'http418'>;
@@ -105,6 +109,7 @@ const orderBody = (o: FakeOrder) => ({
   updateTime: o.time,
 });
 
+/** Starts the fake on a free port of 127.0.0.1. */
 export async function startFakeBinance(): Promise<FakeBinance> {
   const fake: FakeBinance = {
     url: '',
