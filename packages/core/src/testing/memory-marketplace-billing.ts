@@ -87,6 +87,23 @@ export function memoryMarketplaceBillingRepositories(
   get: () => MarketplaceBillingState,
   write: <T>(change: Change<T>) => T,
 ): MarketplaceBillingRepositories {
+  /** Inserts `record` unless a record `same` as it exists (false then); a taken id throws. */
+  function insertIfAbsent<R extends { id: string }>(table: (s: MarketplaceBillingState) => Map<string, R>, record: R, what: string, same: (a: R, b: R) => boolean) {
+    const value = structuredClone(record);
+    return write(
+      stable(
+        (s) => {
+          const rows = table(s);
+          if (rows.has(value.id)) throw new Error(`Duplicate ${what} id`);
+          for (const row of rows.values()) if (same(row, value)) return false;
+          rows.set(value.id, value);
+          return true;
+        },
+        (r) => r,
+      ),
+    );
+  }
+
   return {
     listings: {
       async insert(listing) {
@@ -164,18 +181,7 @@ export function memoryMarketplaceBillingRepositories(
 
     purchases: {
       async insertIfAbsent(purchase) {
-        const value = structuredClone(purchase);
-        return write(
-          stable(
-            (s) => {
-              if (s.purchases.has(value.id)) throw new Error('Duplicate purchase id');
-              for (const p of s.purchases.values()) if (p.buyerId === value.buyerId && p.listingId === value.listingId) return false;
-              s.purchases.set(value.id, value);
-              return true;
-            },
-            (r) => r,
-          ),
-        );
+        return insertIfAbsent((s) => s.purchases, purchase, 'purchase', (a, b) => a.buyerId === b.buyerId && a.listingId === b.listingId);
       },
       async findById(buyerId, id) {
         const p = get().purchases.get(id);
@@ -229,18 +235,7 @@ export function memoryMarketplaceBillingRepositories(
 
     reviews: {
       async insertIfAbsent(review) {
-        const value = structuredClone(review);
-        return write(
-          stable(
-            (s) => {
-              if (s.reviews.has(value.id)) throw new Error('Duplicate review id');
-              for (const r of s.reviews.values()) if (r.listingId === value.listingId && r.reviewerId === value.reviewerId) return false;
-              s.reviews.set(value.id, value);
-              return true;
-            },
-            (r) => r,
-          ),
-        );
+        return insertIfAbsent((s) => s.reviews, review, 'review', (a, b) => a.listingId === b.listingId && a.reviewerId === b.reviewerId);
       },
       async findByReviewer(reviewerId, id) {
         const r = get().reviews.get(id);
