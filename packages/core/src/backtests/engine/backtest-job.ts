@@ -109,43 +109,26 @@ function packColumns(symbol: string, c: CandleColumns): Float64Array {
 
 function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): Float64Array {
   if (!Array.isArray(input)) return packColumns(symbol, input as CandleColumns);
-  const columns = !Array.isArray(input) ? (input as CandleColumns) : null;
-  const rows = columns ? null : (input as readonly CandleInput[]);
-  const n = columns ? columns.time.length : rows!.length;
-  const out = new Float64Array(n * 6);
-  let prev = -Infinity;
+  // Rows become columns, then get the same checks as columns. Only numbers pass: a string
+  // such as "5" would become 5 in a Float64Array, so it is refused here first.
+  const rows = input as readonly CandleInput[];
+  const n = rows.length;
+  const columns = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
   for (let i = 0; i < n; i++) {
     const where = `candles["${symbol}"][${i}]`;
-    let t: number, o: number, h: number, l: number, c: number, v: number;
-    if (columns) {
-      t = columns.time[i]!;
-      o = columns.open[i]!;
-      h = columns.high[i]!;
-      l = columns.low[i]!;
-      c = columns.close[i]!;
-      v = columns.volume[i]!;
-    } else {
-      const r = rows![i]!;
-      t = toMs(r.time, where);
-      o = r.open;
-      h = r.high;
-      l = r.low;
-      c = r.close;
-      v = r.volume;
+    const r = rows[i]!;
+    if (typeof r.open !== 'number' || typeof r.high !== 'number' || typeof r.low !== 'number' || typeof r.close !== 'number') {
+      invalid(`${where}: prices must be positive finite numbers`);
     }
-    if (!(t > prev)) invalid(`${where}: candle times must be strictly ascending`);
-    if (!(o > 0 && h > 0 && l > 0 && c > 0 && o < Infinity && h < Infinity && l < Infinity && c < Infinity)) invalid(`${where}: prices must be positive finite numbers`);
-    if (!Number.isFinite(v)) invalid(`${where}: volume must be a finite number`);
-    prev = t;
-    const b = i * 6;
-    out[b] = t;
-    out[b + 1] = o;
-    out[b + 2] = h;
-    out[b + 3] = l;
-    out[b + 4] = c;
-    out[b + 5] = v;
+    if (typeof r.volume !== 'number') invalid(`${where}: volume must be a finite number`);
+    columns.time[i] = toMs(r.time, where);
+    columns.open[i] = r.open;
+    columns.high[i] = r.high;
+    columns.low[i] = r.low;
+    columns.close[i] = r.close;
+    columns.volume[i] = r.volume;
   }
-  return out;
+  return packColumns(symbol, columns);
 }
 
 function num(value: number | undefined, fallback: number, name: string, min: number, max: number): number {
