@@ -1,7 +1,7 @@
 /**
  * The trusted runtime evaluated inside every QuickJS context before the strategy: it replaces
  * the clock and `Math.random`, builds `ctx`, and drives the whole candle loop of a backtest
- * inside the guest (orders, fills, positions, equity marks), so the host crosses into the guest
+ * inside the guest (orders, fills, positions, exits), so the host crosses into the guest
  * once per batch of candles, never once per candle. It is our code, not the user's; the user's
  * module cannot reach its closure.
  *
@@ -10,8 +10,9 @@
  * - batch in: `[time, open, high, low, close, volume] * n`, then one block of `n + 1` values per
  *   registered indicator series (index 0 is the value before the batch), then `n` symbol
  *   indexes (`-(s + 1)` for a warm-up candle that gets no onCandle).
- * - marks out: `[equity * n, symbolEquity * n, flags * n]` (flags: 1 any position open, 2 this
- *   symbol's position open, both at the candle's close).
+ * - account changes out: `STATE_FIELDS` numbers per candle whose fills changed the account
+ *   (`[batch index, symbol, quantity, entry price, cash, realized]`, after the fills). The host
+ *   marks equity at every close from these, so the guest loop does no per-candle bookkeeping.
  * - trades out: `TRADE_FIELDS` numbers per closed trade.
  *
  * The fill model implemented here is documented case by case in docs/backtest-model.md.
@@ -140,7 +141,7 @@ function deepFreeze(v) {
 var MARKET = 0, LIMIT = 1, STOP = 2;
 var R_MARKET = 0, R_LIMIT = 1, R_STOP = 2, R_SL = 3, R_TP = 4, R_LIQ = 5, R_END = 6;
 var REASONS = ['market', 'limit', 'stop', 'stopLoss', 'takeProfit', 'liquidation', 'end'];
-var TRADE_FIELDS = 10;
+var TRADE_FIELDS = 10, STATE_FIELDS = 6;
 var KIND_NAMES = ['sma', 'ema', 'rsi', 'atr', 'bollinger'];
 
 var run = null;
@@ -157,11 +158,11 @@ function start(ns, hostRegister, runJson) {
   for (var si = 0; si < nSym; si++) symIndex[symNames[si]] = si;
   var lev = cfg.leverage, slip = cfg.slippage, maker = cfg.maker, taker = cfg.taker, mmr = cfg.maintenanceMarginRate;
   var allowShort = cfg.allowShort, useLiq = cfg.liquidation, maxInd = cfg.maxIndicators;
-  var initial = cfg.initialCapital, cash = initial, unrealTotal = 0, marginTotal = 0, openCount = 0;
+  var initial = cfg.initialCapital, cash = initial, marginTotal = 0, openCount = 0;
 
   var qty = new F64(nSym), entry = new F64(nSym), entryTime = new F64(nSym), margin = new F64(nSym), openFees = new F64(nSym);
   var sl = new F64(nSym).fill(NaN), tp = new F64(nSym).fill(NaN), slTime = new F64(nSym), tpTime = new F64(nSym), liq = new F64(nSym).fill(NaN);
-  var lastPrice = new F64(nSym).fill(NaN), lastTime = cfg.lastTimes, lastClose = cfg.lastCloses, unreal = new F64(nSym), realized = new F64(nSym);
+  var lastPrice = new F64(nSym).fill(NaN), lastTime = cfg.lastTimes, lastClose = cfg.lastCloses, realized = new F64(nSym);
   var exBelow = new F64(nSym).fill(-Infinity), exAbove = new F64(nSym).fill(Infinity);
   var FAST_PERIODS = 4096;
   var views = [], pending = [], candles = [], smaM = [], emaM = [], rsiM = [], atrM = [], bbM = [];
@@ -173,7 +174,9 @@ function start(ns, hostRegister, runJson) {
   var pendingTotal = 0, orderSeq = 0, eventSeq = 0, pendingCount = new F64(nSym);
   var events = [];
   var TR = new F64(TRADE_FIELDS * 256), trCount = 0;
-  var C = null, S = null, OUT = null, curN = 0, readIdx = 0, batchNo = 0;
+  var ST = new F64(STATE_FIELDS * 256), stCount = 0, changed = false;
+  var freeOrders = [];
+  var C = null, S = null, curN = 0, readIdx = 0, batchNo = 0;
   var IND = new F64(0), stride = 1, indCount = 0, bbCache = [];
   var lastSymName = null, lastSymIdx = -1;
 
@@ -194,10 +197,18 @@ function start(ns, hostRegister, runJson) {
     TR[b + 6] = q; TR[b + 7] = pnl; TR[b + 8] = fees; TR[b + 9] = reason;
     trCount++;
   }
-  function setUnreal(s, px) {
-    var u = qty[s] * (px - entry[s]);
-    unrealTotal += u - unreal[s];
-    unreal[s] = u;
+  /* Equity now: cash plus every open position marked at its last price (last close or fill). */
+  function equityNow() {
+    var e = cash;
+    for (var k = 0; k < nSym; k++) if (qty[k] !== 0) e += qty[k] * (lastPrice[k] - entry[k]);
+    return e;
+  }
+  /* Records symbol s's position and the cash after the fills of candle i, for the host's marks. */
+  function recordState(i, s) {
+    if ((stCount + 1) * STATE_FIELDS > ST.length) { var bigger = new F64(ST.length * 2); bigger.set(ST); ST = bigger; }
+    var b = stCount * STATE_FIELDS;
+    ST[b] = i; ST[b + 1] = s; ST[b + 2] = qty[s]; ST[b + 3] = entry[s]; ST[b + 4] = cash; ST[b + 5] = realized[s];
+    stCount++;
   }
   function updateLiq(s) {
     var q = qty[s];
@@ -220,7 +231,6 @@ function start(ns, hostRegister, runJson) {
     marginTotal -= margin[s];
     qty[s] = 0; entry[s] = 0; margin[s] = 0; openFees[s] = 0;
     sl[s] = NaN; tp[s] = NaN; liq[s] = NaN;
-    unrealTotal -= unreal[s]; unreal[s] = 0;
     openCount--;
     views[s] = null;
     updateExitLevels(s);
@@ -260,9 +270,10 @@ function start(ns, hostRegister, runJson) {
         sl[s] = NaN; tp[s] = NaN;
       }
     }
-    if (qty[s] !== 0) { lastPrice[s] = px; setUnreal(s, px); }
+    if (qty[s] !== 0) lastPrice[s] = px;
     updateLiq(s);
     views[s] = null;
+    changed = true;
   }
 
   /* ---- order events for onOrder ---- */
@@ -292,7 +303,7 @@ function start(ns, hostRegister, runJson) {
     var gross = a * (px - entry[s]) * dir;
     var penalty = margin[s] + gross;
     if (penalty < 0) penalty = 0;
-    cash += gross - penalty; realized[s] += gross - penalty;
+    cash += gross - penalty; realized[s] += gross - penalty; changed = true;
     recordTrade(s, dir, entryTime[s], entry[s], t, px, a, gross - openFees[s] - penalty, openFees[s] + penalty, R_LIQ);
     flatten(s);
     emit('x' + (++eventSeq), s, -dir, 'liquidation', 'filled', a, px, penalty, 'loss reached the isolated margin less the maintenance margin', null);
@@ -325,9 +336,9 @@ function start(ns, hostRegister, runJson) {
       if (cur === 0) { orderEvent(ord, 'cancelled', 0, NaN, 0, 'no position to close'); return; }
       q = a;
     } else if (ord.size === ord.size) {
-      q = ord.size * (cash + unrealTotal) * lev / px;
+      q = ord.size * equityNow() * lev / px;
     } else q = ord.qty;
-    if (!(q > 0 && q < Infinity)) { orderEvent(ord, 'rejected', 0, NaN, 0, 'order quantity is not positive: equity is ' + (cash + unrealTotal)); return; }
+    if (!(q > 0 && q < Infinity)) { orderEvent(ord, 'rejected', 0, NaN, 0, 'order quantity is not positive: equity is ' + equityNow()); return; }
     if (ord.reduceOnly) {
       if (cur === 0 || (cur > 0) === (ord.side > 0)) { orderEvent(ord, 'cancelled', 0, NaN, 0, 'reduce-only order has no position to reduce'); return; }
       if (q > a) q = a;
@@ -340,7 +351,7 @@ function start(ns, hostRegister, runJson) {
     var opening = same ? q : q - a;
     if (opening > q * 1e-12) {
       var freed = same ? 0 : margin[s];
-      var avail = cash + unrealTotal - (marginTotal - freed);
+      var avail = equityNow() - (marginTotal - freed);
       var need = opening * px / lev;
       if (need > avail * (1 + 1e-9)) {
         orderEvent(ord, 'rejected', 0, NaN, 0, 'insufficient margin: needs ' + need + ', available ' + avail);
@@ -362,10 +373,11 @@ function start(ns, hostRegister, runJson) {
       for (j = 0; j < list.length;) {
         ord = list[j];
         if (ord.type === MARKET && ord.time < t) {
-          list.splice(j, 1); pendingTotal--; pendingCount[s]--;
+          takeOrder(list, j, s);
           var side = ord.closeAll ? (qty[s] > 0 ? -1 : 1) : ord.side;
           ord.side = side;
           executeOrder(ord, o * (1 + side * slip), taker, t);
+          freeOrders.push(ord);
         } else j++;
       }
     }
@@ -386,9 +398,10 @@ function start(ns, hostRegister, runJson) {
         else if (l <= p) px = (o < p ? o : p) * (1 - slip);
       }
       if (px === px) {
-        list.splice(j, 1); pendingTotal--; pendingCount[s]--;
+        takeOrder(list, j, s);
         var before = qty[s];
         executeOrder(ord, px, feeRate, t);
+        freeOrders.push(ord);
         var after = qty[s];
         if (after !== 0 && (before === 0 || (after > 0) !== (before > 0) || mathAbs(after) > mathAbs(before))) checkExits(s, t, px, h, l, false);
       } else j++;
@@ -499,17 +512,31 @@ function start(ns, hostRegister, runJson) {
     if (reduceOnly !== undefined && typeof reduceOnly !== 'boolean') throw new TypeErr('reduceOnly must be a boolean');
     if (tag !== undefined && !(typeof tag === 'string' && tag.length <= 100)) throw new TypeErr('tag must be a string of at most 100 characters');
     if (pendingTotal >= 10000) throw new RangeErr('Too many open orders (10,000)');
-    var ord = { id: 'o' + (++orderSeq), s: s, side: side, type: tc, price: tc === MARKET ? NaN : price,
-      qty: quantity === undefined ? NaN : quantity, size: size === undefined ? NaN : size,
-      sl: optionalPrice(opts.stopLoss, 'stopLoss'), tp: optionalPrice(opts.takeProfit, 'takeProfit'),
-      reduceOnly: reduceOnly === true, closeAll: false, tag: tag === undefined ? null : tag, time: now };
-    pending[s].push(ord); pendingTotal++; pendingCount[s]++;
-    return ord.id;
+    var slp = optionalPrice(opts.stopLoss, 'stopLoss'), tpp = optionalPrice(opts.takeProfit, 'takeProfit');
+    return addOrder(s, side, tc, tc === MARKET ? NaN : price, quantity === undefined ? NaN : quantity, size === undefined ? NaN : size,
+      slp, tpp, reduceOnly === true, false, tag === undefined ? null : tag);
+  }
+  /* Orders are internal records, recycled once filled or cancelled (the strategy only ever sees snapshots and events). */
+  function addOrder(s, side, type, price, q, size, slp, tpp, reduceOnly, closeAll, tag) {
+    var o = freeOrders.length !== 0 ? freeOrders.pop()
+      : { id: '', s: 0, side: 0, type: 0, price: NaN, qty: NaN, size: NaN, sl: NaN, tp: NaN, reduceOnly: false, closeAll: false, tag: null, time: 0 };
+    o.id = 'o' + (++orderSeq); o.s = s; o.side = side; o.type = type; o.price = price; o.qty = q; o.size = size;
+    o.sl = slp; o.tp = tpp; o.reduceOnly = reduceOnly; o.closeAll = closeAll; o.tag = tag; o.time = now;
+    pending[s].push(o); pendingTotal++; pendingCount[s]++;
+    return o.id;
+  }
+  /* Removes list[j] (pending orders of symbol s), keeping the others in time order. */
+  function takeOrder(list, j, s) {
+    var o = list[j], last = list.length - 1;
+    for (var k = j; k < last; k++) list[k] = list[k + 1];
+    list.pop();
+    pendingTotal--; pendingCount[s]--;
+    return o;
   }
   function removeOrder(id) {
     for (var s = 0; s < nSym; s++) {
       var list = pending[s];
-      for (var j = 0; j < list.length; j++) if (list[j].id === id) { var o = list[j]; list.splice(j, 1); pendingTotal--; pendingCount[s]--; return o; }
+      for (var j = 0; j < list.length; j++) if (list[j].id === id) return takeOrder(list, j, s);
     }
     return null;
   }
@@ -525,7 +552,7 @@ function start(ns, hostRegister, runJson) {
     symbols: freeze(symNames.slice()),
     indicators: indicators,
     now: function () { return now; },
-    equity: function () { return cash + unrealTotal; },
+    equity: equityNow,
     cash: function () { return cash; },
     position: function (symbol) {
       var s = symbol === lastSymName ? lastSymIdx : symIdx(symbol);
@@ -548,15 +575,13 @@ function start(ns, hostRegister, runJson) {
       var s = symIdx(symbol), list = pending[s];
       for (var j = 0; j < list.length; j++) if (list[j].closeAll) return list[j].id;
       if (qty[s] === 0) return null;
-      var ord = { id: 'o' + (++orderSeq), s: s, side: qty[s] > 0 ? -1 : 1, type: MARKET, price: NaN, qty: NaN, size: NaN, sl: NaN, tp: NaN,
-        reduceOnly: true, closeAll: true, tag: null, time: now };
-      list.push(ord); pendingTotal++; pendingCount[s]++;
-      return ord.id;
+      return addOrder(s, qty[s] > 0 ? -1 : 1, MARKET, NaN, NaN, NaN, NaN, NaN, true, true, null);
     },
     cancel: function (id) {
       var o = typeof id === 'string' ? removeOrder(id) : null;
       if (o === null) return false;
       orderEvent(o, 'cancelled', 0, NaN, 0, 'cancelled by the strategy');
+      freeOrders.push(o);
       return true;
     },
     cancelAll: function (symbol) {
@@ -564,7 +589,7 @@ function start(ns, hostRegister, runJson) {
       for (var s = 0; s < nSym; s++) {
         if (symbol !== undefined && s !== symIdx(symbol)) continue;
         var list = pending[s];
-        while (list.length) { var o = list.pop(); pendingTotal--; pendingCount[s]--; n++; orderEvent(o, 'cancelled', 0, NaN, 0, 'cancelled by the strategy'); }
+        while (list.length) { var o = list.pop(); pendingTotal--; pendingCount[s]--; n++; orderEvent(o, 'cancelled', 0, NaN, 0, 'cancelled by the strategy'); freeOrders.push(o); }
       }
       return n;
     },
@@ -594,43 +619,35 @@ function start(ns, hostRegister, runJson) {
       stride = n + 1;
       IND = new F64(buf, n * 6 * 8, indCount * stride);
       S = new F64(buf, (n * 6 + indCount * stride) * 8, n);
-      if (OUT === null || OUT.length !== 3 * n) OUT = new F64(3 * n);
-      else if (!multi) OUT.fill(0, 2 * n);
-      var u = 0;
-      for (var k = 0; k < nSym; k++) u += unreal[k];
-      unrealTotal = u;
-      var O = OUT, n2 = 2 * n;
       for (var i = 0; i < n; i++) {
-        var b = i * 6, t = C[b], l = C[b + 3], h = C[b + 2], c = C[b + 4], s = S[i], call = s >= 0;
+        var b = i * 6, t = C[b], s = S[i], call = s >= 0;
         if (!call) s = -1 - s;
         s = s | 0;
         now = t;
         var q = qty[s];
-        if (pendingCount[s] !== 0 || (q !== 0 && (l <= exBelow[s] || h >= exAbove[s]))) {
+        if (pendingCount[s] !== 0 || (q !== 0 && (C[b + 3] <= exBelow[s] || C[b + 2] >= exAbove[s]))) {
           readIdx = i;
-          processBar(s, t, C[b + 1], h, l);
+          processBar(s, t, C[b + 1], C[b + 2], C[b + 3]);
+          if (changed) { recordState(i, s); changed = false; }
           if (events.length !== 0) flushEvents();
           q = qty[s];
         }
-        if (q !== 0) { lastPrice[s] = c; var nu = q * (c - entry[s]); unrealTotal += nu - unreal[s]; unreal[s] = nu; }
-        O[i] = cash + unrealTotal;
-        if (multi) { O[n + i] = initial + realized[s] + unreal[s]; O[n2 + i] = (openCount > 0 ? 1 : 0) + (q !== 0 ? 2 : 0); }
-        else if (q !== 0) O[n2 + i] = 3;
+        if (q !== 0) lastPrice[s] = C[b + 4];
         if (call) {
           var cd = candles[s];
-          cd.time = t; cd.open = C[b + 1]; cd.high = h; cd.low = l; cd.close = c; cd.volume = C[b + 5];
+          cd.time = t; cd.open = C[b + 1]; cd.high = C[b + 2]; cd.low = C[b + 3]; cd.close = C[b + 4]; cd.volume = C[b + 5];
           readIdx = i + 1;
           onCandle(ctx, cd);
           if (logLimitHit || events.length !== 0) { if (logLimitHit) throw new Err('Log limit reached'); flushEvents(); }
         }
       }
-      return (trCount > 0 ? 1 : 0) | (logs.length > 0 ? 2 : 0);
+      return (trCount > 0 ? 1 : 0) | (logs.length > 0 ? 2 : 0) | (stCount > 0 ? 4 : 0);
     } catch (e) {
       describe(e);
       return -1;
     }
   }
-  function marks() { return OUT.buffer; }
+  function drainStates() { var out = ST.slice(0, stCount * STATE_FIELDS); stCount = 0; return out.buffer; }
   function drainTrades() { var out = TR.slice(0, trCount * TRADE_FIELDS); trCount = 0; return out.buffer; }
   /* Closes what is still open at each symbol's last close (taker fee), drops pending orders. */
   function finish() {
@@ -651,7 +668,7 @@ function start(ns, hostRegister, runJson) {
       return null;
     }
   }
-  run = { runBatch: runBatch, marks: marks, drainTrades: drainTrades, finish: finish };
+  run = { runBatch: runBatch, drainStates: drainStates, drainTrades: drainTrades, finish: finish };
   return true;
 }
 
@@ -667,7 +684,7 @@ return freeze({
   readExports: readExports,
   start: start,
   runBatch: function (buf, n) { return run.runBatch(buf, n); },
-  marks: function () { return run.marks(); },
+  drainStates: function () { return run.drainStates(); },
   drainTrades: function () { return run.drainTrades(); },
   drainLogs: drainLogs,
   finish: function () { return run.finish(); },
@@ -678,6 +695,9 @@ return freeze({
 
 /** Numbers per trade in the guest's trade buffer. */
 export const TRADE_FIELDS = 10;
+
+/** Numbers per account change in the guest's state buffer: batch index, symbol, quantity, entry, cash, realized. */
+export const STATE_FIELDS = 6;
 
 /** Exit reasons, by the code the guest writes into a trade. */
 export const EXIT_REASONS = ['market', 'limit', 'stop', 'stopLoss', 'takeProfit', 'liquidation', 'end'] as const;
