@@ -7,7 +7,7 @@
  *
  * Written as plain ES5-style JavaScript in a string: it never runs in the host's V8. Numbers
  * travel in and out as Float64Arrays:
- * - batch in: `[time, open, high, low, close, volume] * n`, then one block of `n + 1` values per
+ * - batch in: six columns of `n` values (time, open, high, low, close, volume), then one block of `n + 1` values per
  *   registered indicator series (index 0 is the value before the batch), then `n` symbol
  *   indexes (`-(s + 1)` for a warm-up candle that gets no onCandle).
  * - account changes out: `STATE_FIELDS` numbers per candle whose fills changed the account
@@ -176,7 +176,7 @@ function start(ns, hostRegister, runJson) {
   var TR = new F64(TRADE_FIELDS * 256), trCount = 0;
   var ST = new F64(STATE_FIELDS * 256), stCount = 0, changed = false;
   var freeOrders = [];
-  var C = null, S = null, curN = 0, readIdx = 0, batchNo = 0;
+  var S = null, curN = 0, readIdx = 0, batchNo = 0;
   var IND = new F64(0), stride = 1, indCount = 0, bbCache = [];
   var lastSymName = null, lastSymIdx = -1;
 
@@ -614,28 +614,30 @@ function start(ns, hostRegister, runJson) {
   /* ---- the candle loop: one call per batch ---- */
   function runBatch(buf, n) {
     try {
-      C = new F64(buf, 0, n * 6);
+      var Tm = new F64(buf, 0, n), Op = new F64(buf, n * 8, n), Hi = new F64(buf, n * 16, n), Lo = new F64(buf, n * 24, n);
+      var Cl = new F64(buf, n * 32, n), Vo = new F64(buf, n * 40, n);
       curN = n; batchNo++;
       stride = n + 1;
       IND = new F64(buf, n * 6 * 8, indCount * stride);
       S = new F64(buf, (n * 6 + indCount * stride) * 8, n);
+      var Sy = S;
       for (var i = 0; i < n; i++) {
-        var b = i * 6, t = C[b], s = S[i], call = s >= 0;
+        var t = Tm[i], s = Sy[i], call = s >= 0;
         if (!call) s = -1 - s;
         s = s | 0;
         now = t;
         var q = qty[s];
-        if (pendingCount[s] !== 0 || (q !== 0 && (C[b + 3] <= exBelow[s] || C[b + 2] >= exAbove[s]))) {
+        if (pendingCount[s] !== 0 || (q !== 0 && (Lo[i] <= exBelow[s] || Hi[i] >= exAbove[s]))) {
           readIdx = i;
-          processBar(s, t, C[b + 1], C[b + 2], C[b + 3]);
+          processBar(s, t, Op[i], Hi[i], Lo[i]);
           if (changed) { recordState(i, s); changed = false; }
           if (events.length !== 0) flushEvents();
           q = qty[s];
         }
-        if (q !== 0) lastPrice[s] = C[b + 4];
+        if (q !== 0) lastPrice[s] = Cl[i];
         if (call) {
           var cd = candles[s];
-          cd.time = t; cd.open = C[b + 1]; cd.high = C[b + 2]; cd.low = C[b + 3]; cd.close = C[b + 4]; cd.volume = C[b + 5];
+          cd.time = t; cd.open = Op[i]; cd.high = Hi[i]; cd.low = Lo[i]; cd.close = Cl[i]; cd.volume = Vo[i];
           readIdx = i + 1;
           onCandle(ctx, cd);
           if (logLimitHit || events.length !== 0) { if (logLimitHit) throw new Err('Log limit reached'); flushEvents(); }

@@ -229,7 +229,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       slot.peakRss = Math.max(slot.peakRss, message.peakRssBytes);
       if (message.peakRssBytes > o.rssLimitBytes / 2) slot.recycle = true;
       try {
-        settle(task, null, buildBacktestResult(message.output, { wallMs: performance.now() - task.startedAt, peakRssBytes: slot.peakRss, build }));
+        const job = (task.message as Extract<ParentMessage, { type: 'run' }>).job;
+        settle(task, null, buildBacktestResult(message.output, job, { wallMs: performance.now() - task.startedAt, peakRssBytes: slot.peakRss, build }));
       } catch (error) {
         settle(task, new SandboxError('CRASHED', `Could not read the result: ${(error as Error).message}`));
       }

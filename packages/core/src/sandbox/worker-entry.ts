@@ -74,8 +74,15 @@ async function warmUp(): Promise<void> {
   try {
     const build = process.argv[2] === 'quickjs-ng' ? 'quickjs-ng' : DEFAULT_QUICKJS_BUILD;
     const n = 2000;
-    const candles = new Float64Array(n * 6);
-    for (let i = 0; i < n; i++) candles.set([i * 60_000, 100, 101 + (i % 3), 99 - (i % 2), 100 + (i % 5), 1], i * 6);
+    const column = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
+    const candles = {
+      time: column((i) => i * 60_000),
+      open: column(() => 100),
+      high: column((i) => 101 + (i % 3)),
+      low: column((i) => 99 - (i % 2)),
+      close: column((i) => 100 + (i % 5)),
+      volume: column(() => 1),
+    };
     await runBacktestInGuest(
       {
         source: `export function onCandle(ctx, c) { if (ctx.indicators.sma(c.symbol, 5) > ctx.indicators.sma(c.symbol, 20) && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 }); else if (ctx.position(c.symbol)) ctx.close(c.symbol); }`,

@@ -1,3 +1,4 @@
+import type { CandleSeries } from '../../ports/market-data.js';
 import { SandboxError } from '../../sandbox/sandbox-error.js';
 
 /** One candle. `time` is the candle's open time, in ms since the epoch or an ISO string. */
@@ -48,11 +49,14 @@ export interface BacktestJob {
   maintenanceMarginRate?: number;
 }
 
-/** The job as the child process receives it: candles packed as `[time, o, h, l, c, v] * n`. */
+/** Candles of one symbol as the child receives them: six checked columns of the same length. */
+export type WireCandles = Pick<CandleSeries, 'time' | 'open' | 'high' | 'low' | 'close' | 'volume'>;
+
+/** The job as the child process receives it. */
 export interface WireJob {
   source: string;
   symbols: string[];
-  candles: Float64Array[];
+  candles: WireCandles[];
   /** Per symbol, how many leading candles are history before `startTime`. */
   history: number[];
   startTime: number;
@@ -76,14 +80,22 @@ function toMs(value: number | string, where: string): number {
   return ms;
 }
 
-function packColumns(symbol: string, c: CandleColumns): Float64Array {
+/**
+ * A compact Float64Array copy of a column, unless it already is one. A view into a larger buffer
+ * is copied too: structured clone would send the whole buffer to the child.
+ */
+function column(a: ArrayLike<number>): Float64Array {
+  if (a instanceof Float64Array) return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : a.slice();
+  return Float64Array.from(a);
+}
+
+function checkColumns(symbol: string, c: CandleColumns): WireCandles {
   const n = c.time.length;
   if (c.open.length !== n || c.high.length !== n || c.low.length !== n || c.close.length !== n || c.volume.length !== n) {
     invalid(`candles["${symbol}"]: all columns must have the same length`);
   }
-  const f = (a: ArrayLike<number>) => (a instanceof Float64Array ? a : Float64Array.from(a));
-  const [time, open, high, low, close, volume] = [f(c.time), f(c.open), f(c.high), f(c.low), f(c.close), f(c.volume)];
-  const out = new Float64Array(n * 6);
+  const out = { time: column(c.time), open: column(c.open), high: column(c.high), low: column(c.low), close: column(c.close), volume: column(c.volume) };
+  const { time, open, high, low, close, volume } = out;
   let prev = -Infinity;
   for (let i = 0; i < n; i++) {
     const t = time[i]!;
@@ -96,19 +108,12 @@ function packColumns(symbol: string, c: CandleColumns): Float64Array {
     if (!(o > 0 && h > 0 && l > 0 && cl > 0 && o < Infinity && h < Infinity && l < Infinity && cl < Infinity)) invalid(`candles["${symbol}"][${i}]: prices must be positive finite numbers`);
     if (!(v > -Infinity && v < Infinity)) invalid(`candles["${symbol}"][${i}]: volume must be a finite number`);
     prev = t;
-    const b = i * 6;
-    out[b] = t;
-    out[b + 1] = o;
-    out[b + 2] = h;
-    out[b + 3] = l;
-    out[b + 4] = cl;
-    out[b + 5] = v;
   }
   return out;
 }
 
-function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): Float64Array {
-  if (!Array.isArray(input)) return packColumns(symbol, input as CandleColumns);
+function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): WireCandles {
+  if (!Array.isArray(input)) return checkColumns(symbol, input as CandleColumns);
   // Rows become columns, then get the same checks as columns. Only numbers pass: a string
   // such as "5" would become 5 in a Float64Array, so it is refused here first.
   const rows = input as readonly CandleInput[];
@@ -128,7 +133,7 @@ function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): Fl
     columns.close[i] = r.close;
     columns.volume[i] = r.volume;
   }
-  return packColumns(symbol, columns);
+  return checkColumns(symbol, columns);
 }
 
 function num(value: number | undefined, fallback: number, name: string, min: number, max: number): number {
@@ -137,7 +142,7 @@ function num(value: number | undefined, fallback: number, name: string, min: num
   return v;
 }
 
-/** Checks a job and packs it for the child. Throws `SandboxError('INVALID_JOB')`. */
+/** Checks a job and puts it in the child's shape. Throws `SandboxError('INVALID_JOB')`. */
 export function normalizeJob(job: BacktestJob): WireJob {
   if (typeof job.source !== 'string') invalid('source must be a string');
   const symbols = job.symbols ?? Object.keys(job.candles ?? {});
@@ -149,14 +154,14 @@ export function normalizeJob(job: BacktestJob): WireJob {
     return pack(s, input);
   });
   let first = Infinity;
-  for (const c of candles) if (c.length > 0) first = Math.min(first, c[0]!);
+  for (const c of candles) if (c.time.length > 0) first = Math.min(first, c.time[0]!);
   const startTime = job.startTime === undefined ? first : toMs(job.startTime, 'startTime');
   const history = candles.map((c) => {
     let h = 0;
-    while (h * 6 < c.length && c[h * 6]! < startTime) h++;
+    while (h < c.time.length && c.time[h]! < startTime) h++;
     return h;
   });
-  const traded = candles.reduce((sum, c, i) => sum + c.length / 6 - history[i]!, 0);
+  const traded = candles.reduce((sum, c, i) => sum + c.time.length - history[i]!, 0);
   if (traded === 0) invalid('no candles at or after startTime');
   const fees = job.fees ?? { maker: 0.0002, taker: 0.0005 };
   const marketType = job.marketType ?? 'LINEAR';

@@ -4,6 +4,8 @@ import { EXIT_REASONS, TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
 import type { QuickJSBuild } from '../../sandbox/quickjs-variants.js';
 import type { ParamValue, StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { BacktestMetrics } from './metrics.js';
+import type { WireJob } from './backtest-job.js';
+import { iso } from './iso-time.js';
 import type { RunOutput } from './run-in-guest.js';
 
 export type BacktestEquityPoint = z.infer<typeof EquityPoint>;
@@ -44,14 +46,10 @@ export interface BacktestResult {
   };
 }
 
-/** ISO 8601 with milliseconds, as the contract's timestamps. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** Turns the child's compact output into contract shapes (ISO times, named sides and reasons). */
-export function buildBacktestResult(output: RunOutput, extra: { wallMs: number; peakRssBytes: number; build: QuickJSBuild }): BacktestResult {
-  const { equityTimes, equity, trades, symbols } = output;
+/** Turns the child's compact output for `job` into contract shapes (ISO times, named sides and reasons). */
+export function buildBacktestResult(output: RunOutput, job: WireJob, extra: { wallMs: number; peakRssBytes: number; build: QuickJSBuild }): BacktestResult {
+  const { equity, trades, symbols } = output;
+  const equityTimes = output.equityTimes ?? job.candles[0]!.time.slice(job.history[0]);
   let curve: BacktestEquityPoint[] | null = null;
   const buildCurve = () => {
     const points: BacktestEquityPoint[] = new Array(equity.length);

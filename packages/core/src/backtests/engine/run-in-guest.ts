@@ -24,7 +24,8 @@ export interface RunHooks {
 /** The compact result the child sends back; the parent turns it into contract shapes. */
 export interface RunOutput {
   symbols: string[];
-  equityTimes: Float64Array;
+  /** Times of the equity points; null when they are the traded candle times of the only symbol (the parent has those). */
+  equityTimes: Float64Array | null;
   equity: Float64Array;
   /** `TRADE_FIELDS` numbers per trade: symbol, direction, entryTime, entryPrice, exitTime, exitPrice, quantity, pnl, fees, exit reason. */
   trades: Float64Array;
@@ -88,7 +89,7 @@ export function withSourceLocation(error: unknown, locator: SourceLocator | null
 }
 
 function mergeOrder(job: WireJob) {
-  const counts = job.candles.map((c, s) => c.length / 6 - job.history[s]!);
+  const counts = job.candles.map((c, s) => c.time.length - job.history[s]!);
   const total = counts.reduce((a, b) => a + b, 0);
   const sym = new Uint16Array(total);
   const pos = new Int32Array(total);
@@ -98,13 +99,13 @@ function mergeOrder(job: WireJob) {
     return { sym, pos, total };
   }
   const heads = job.history.slice();
-  const ends = job.candles.map((c) => c.length / 6);
+  const ends = job.candles.map((c) => c.time.length);
   for (let k = 0; k < total; k++) {
     let best = -1;
     let bestTime = Infinity;
     for (let s = 0; s < heads.length; s++) {
       if (heads[s]! < ends[s]!) {
-        const t = job.candles[s]![heads[s]! * 6]!;
+        const t = job.candles[s]!.time[heads[s]!]!;
         if (t < bestTime) {
           bestTime = t;
           best = s;
@@ -132,13 +133,14 @@ function logsFrom(json: string, into: GuestLogLine[]) {
 
 /**
  * Runs one backtest inside a fresh QuickJS runtime: the guest runtime drives the candle loop,
- * the host sends candles and indicator values in batches and collects equity marks and trades.
+ * the host sends candles and indicator values in batches, marks equity from the account changes
+ * the guest reports, and collects trades.
  * Runs in the sandbox's child process. Rejects with a `SandboxError`.
  */
 export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hooks: RunHooks): Promise<RunOutput> {
   const { sym, pos, total } = mergeOrder(job);
   const nSym = job.symbols.length;
-  const firstTime = job.candles[sym[0]!]![pos[0]! * 6]!;
+  const firstTime = job.candles[sym[0]!]!.time[pos[0]!]!;
   const session = await openGuestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled });
   const logs: GuestLogLine[] = [];
   const drainLogs = () => {
@@ -167,15 +169,15 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const scratch = new Float64Array(3);
 
     const fillBlock = (ind: HostIndicator, dst: Float64Array, base: number, start: number, n: number) => {
-      const candles = job.candles[ind.s]!;
+      const { high, low, close } = job.candles[ind.s]!;
       const { state, s } = ind;
       if (ind.outputs === 1) {
         let last = ind.last[0]!;
         dst[base] = last;
         for (let i = 0; i < n; i++) {
           if (sym[start + i] === s) {
-            const b = pos[start + i]! * 6;
-            state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+            const p = pos[start + i]!;
+            state.update(high[p]!, low[p]!, close[p]!, scratch);
             last = scratch[0]!;
           }
           dst[base + 1 + i] = last;
@@ -186,8 +188,8 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1)] = ind.last[o]!;
       for (let i = 0; i < n; i++) {
         if (sym[start + i] === s) {
-          const b = pos[start + i]! * 6;
-          state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+          const p = pos[start + i]!;
+          state.update(high[p]!, low[p]!, close[p]!, scratch);
           for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
         }
         for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1) + 1 + i] = ind.last[o]!;
@@ -202,10 +204,9 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       if (problem) throw new TypeError(problem);
       const state = createIndicator(spec);
       const ind: HostIndicator = { s, outputs: state.outputs, state, last: new Float64Array(state.outputs).fill(NaN) };
-      const candles = job.candles[s]!;
+      const { high, low, close } = job.candles[s]!;
       for (let p = 0; p < nextPos[s]!; p++) {
-        const b = p * 6;
-        state.update(candles[b + 2]!, candles[b + 3]!, candles[b + 4]!, scratch);
+        state.update(high[p]!, low[p]!, close[p]!, scratch);
         for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
       }
       const block = new Float64Array(ind.outputs * (batchLen + 1));
@@ -226,8 +227,8 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       maintenanceMarginRate: job.maintenanceMarginRate,
       allowShort: job.marketType !== 'SPOT',
       liquidation: job.marketType !== 'SPOT',
-      lastTimes: job.candles.map((c) => c[c.length - 6]!),
-      lastCloses: job.candles.map((c) => c[c.length - 2]!),
+      lastTimes: job.candles.map((c) => c.time[c.time.length - 1]!),
+      lastCloses: job.candles.map((c) => c.close[c.close.length - 1]!),
       maxIndicators: limits.maxIndicators,
     };
     const cfgHandle = vm.newString(JSON.stringify(runCfg));
@@ -275,7 +276,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
         }
         const q = qtyOf[s]!;
         if (q !== 0) {
-          const u = q * (job.candles[s]![pos[start + i]! * 6 + 4]! - entryOf[s]!);
+          const u = q * (job.candles[s]!.close[pos[start + i]!]! - entryOf[s]!);
           unreal += u - unrealOf[s]!;
           unrealOf[s] = u;
         }
@@ -314,18 +315,23 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       if (buf.length !== width) buf = new Float64Array(width);
       if (nSym === 1) {
         const p0 = pos[batchStart]!;
-        buf.set(job.candles[0]!.subarray(p0 * 6, (p0 + n) * 6));
+        const c = job.candles[0]!;
+        buf.set(c.time.subarray(p0, p0 + n), 0);
+        buf.set(c.open.subarray(p0, p0 + n), n);
+        buf.set(c.high.subarray(p0, p0 + n), 2 * n);
+        buf.set(c.low.subarray(p0, p0 + n), 3 * n);
+        buf.set(c.close.subarray(p0, p0 + n), 4 * n);
+        buf.set(c.volume.subarray(p0, p0 + n), 5 * n);
       } else {
         for (let i = 0; i < n; i++) {
-          const src = job.candles[sym[batchStart + i]!]!;
-          const b = pos[batchStart + i]! * 6;
-          const d = i * 6;
-          buf[d] = src[b]!;
-          buf[d + 1] = src[b + 1]!;
-          buf[d + 2] = src[b + 2]!;
-          buf[d + 3] = src[b + 3]!;
-          buf[d + 4] = src[b + 4]!;
-          buf[d + 5] = src[b + 5]!;
+          const c = job.candles[sym[batchStart + i]!]!;
+          const p = pos[batchStart + i]!;
+          buf[i] = c.time[p]!;
+          buf[n + i] = c.open[p]!;
+          buf[2 * n + i] = c.high[p]!;
+          buf[3 * n + i] = c.low[p]!;
+          buf[4 * n + i] = c.close[p]!;
+          buf[5 * n + i] = c.volume[p]!;
         }
       }
       let base = n * 6;
@@ -394,7 +400,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
 
     // One equity point per distinct time: the mark after the last candle of that time.
     const times = new Float64Array(total);
-    for (let i = 0; i < total; i++) times[i] = job.candles[sym[i]!]![pos[i]! * 6]!;
+    for (let i = 0; i < total; i++) times[i] = job.candles[sym[i]!]!.time[pos[i]!]!;
     let points = 0;
     for (let i = 0; i < total; i++) if (i === total - 1 || times[i + 1] !== times[i]) points++;
     let equityTimes = times;
@@ -437,10 +443,10 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       return { pnl, fees };
     };
     const bhOf = (s: number) => {
-      const candles = job.candles[s]!;
+      const { close } = job.candles[s]!;
       const first = job.history[s]!;
-      const last = candles.length / 6 - 1;
-      return last >= first ? buyAndHold(candles[first * 6 + 4]!, candles[last * 6 + 4]!) : null;
+      const last = close.length - 1;
+      return last >= first ? buyAndHold(close[first]!, close[last]!) : null;
     };
 
     const perSymbol: Record<string, BacktestSymbolMetrics> = {};
@@ -477,7 +483,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     }
     return {
       symbols: job.symbols,
-      equityTimes,
+      equityTimes: nSym === 1 ? null : equityTimes,
       equity,
       trades,
       logs,
