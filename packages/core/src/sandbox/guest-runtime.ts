@@ -7,9 +7,9 @@
  *
  * Written as plain ES5-style JavaScript in a string: it never runs in the host's V8. Numbers
  * travel in and out as Float64Arrays:
- * - batch in: six columns of `n` values (time, open, high, low, close, volume), then one block of `n + 1` values per
- *   registered indicator series (index 0 is the value before the batch), then `n` symbol
- *   indexes (`-(s + 1)` for a warm-up candle that gets no onCandle).
+ * - batch in: six columns of `n` values (time, open, high, low, close, volume), then one block
+ *   of `n + 1` values per registered indicator series (index 0 is the value before the batch),
+ *   then `n` symbol indexes as 32-bit integers (`-(s + 1)` for a warm-up candle: no onCandle).
  * - account changes out: `STATE_FIELDS` numbers per candle whose fills changed the account
  *   (`[batch index, symbol, quantity, entry price, cash, realized]`, after the fills). The host
  *   marks equity at every close from these, so the guest loop does no per-candle bookkeeping.
@@ -176,15 +176,17 @@ function start(ns, hostRegister, runJson) {
   var TR = new F64(TRADE_FIELDS * 256), trCount = 0;
   var ST = new F64(STATE_FIELDS * 256), stCount = 0, changed = false;
   var freeOrders = [];
-  var S = null, curN = 0, readIdx = 0, batchNo = 0;
+  var readIdx = 0, batchNo = 0;
   var IND = new F64(0), stride = 1, indCount = 0, bbCache = [];
-  var lastSymName = null, lastSymIdx = -1;
+  /* The symbol of the last ctx call, and its period maps: most calls name the candle's symbol again. */
+  var lastSymName = null, lastSymIdx = -1, curSma = null, curEma = null, curRsi = null, curAtr = null;
 
   function symIdx(symbol) {
     if (symbol === lastSymName) return lastSymIdx;
     var i = typeof symbol === 'string' ? symIndex[symbol] : undefined;
     if (i === undefined) throw new TypeErr('Unknown symbol ' + fmt(symbol) + '; this run trades ' + symNames.join(', '));
     lastSymName = symbol; lastSymIdx = i;
+    curSma = smaM[i]; curEma = emaM[i]; curRsi = rsiM[i]; curAtr = atrM[i];
     return i;
   }
   function posNum(v) { return typeof v === 'number' && v > 0 && v < Infinity; }
@@ -426,7 +428,14 @@ function start(ns, hostRegister, runJson) {
     map[key] = id;
     return id;
   }
-  function periodMap(maps, s) { var m = maps[s]; if (m === null) m = maps[s] = new Int16Array(FAST_PERIODS); return m; }
+  function periodMap(maps, s) {
+    var m = maps[s];
+    if (m === null) {
+      m = maps[s] = new Int16Array(FAST_PERIODS);
+      curSma = smaM[lastSymIdx]; curEma = emaM[lastSymIdx]; curRsi = rsiM[lastSymIdx]; curAtr = atrM[lastSymIdx];
+    }
+    return m;
+  }
   function slowId(maps, kind, period) {
     var m = maps[lastSymIdx];
     if (m === null) m = periodMap(maps, lastSymIdx);
@@ -444,27 +453,27 @@ function start(ns, hostRegister, runJson) {
   var indicators = freeze({
     sma: function sma(symbol, period) {
       if (symbol !== lastSymName) symIdx(symbol);
-      var m = smaM[lastSymIdx], id = m !== null ? m[period] - 1 : -1;
+      var id = curSma !== null ? curSma[period] - 1 : -1;
       if (!(id >= 0)) id = slowId(smaM, 0, period);
       return IND[id * stride + readIdx];
     },
     ema: function ema(symbol, period) {
       if (symbol !== lastSymName) symIdx(symbol);
-      var m = emaM[lastSymIdx], id = m !== null ? m[period] - 1 : -1;
+      var id = curEma !== null ? curEma[period] - 1 : -1;
       if (!(id >= 0)) id = slowId(emaM, 1, period);
       return IND[id * stride + readIdx];
     },
     rsi: function rsi(symbol, period) {
       if (period === undefined) period = 14;
       if (symbol !== lastSymName) symIdx(symbol);
-      var m = rsiM[lastSymIdx], id = m !== null ? m[period] - 1 : -1;
+      var id = curRsi !== null ? curRsi[period] - 1 : -1;
       if (!(id >= 0)) id = slowId(rsiM, 2, period);
       return IND[id * stride + readIdx];
     },
     atr: function atr(symbol, period) {
       if (period === undefined) period = 14;
       if (symbol !== lastSymName) symIdx(symbol);
-      var m = atrM[lastSymIdx], id = m !== null ? m[period] - 1 : -1;
+      var id = curAtr !== null ? curAtr[period] - 1 : -1;
       if (!(id >= 0)) id = slowId(atrM, 3, period);
       return IND[id * stride + readIdx];
     },
@@ -616,15 +625,13 @@ function start(ns, hostRegister, runJson) {
     try {
       var Tm = new F64(buf, 0, n), Op = new F64(buf, n * 8, n), Hi = new F64(buf, n * 16, n), Lo = new F64(buf, n * 24, n);
       var Cl = new F64(buf, n * 32, n), Vo = new F64(buf, n * 40, n);
-      curN = n; batchNo++;
+      batchNo++;
       stride = n + 1;
       IND = new F64(buf, n * 6 * 8, indCount * stride);
-      S = new F64(buf, (n * 6 + indCount * stride) * 8, n);
-      var Sy = S;
+      var Sy = new Int32Array(buf, (n * 6 + indCount * stride) * 8, n);
       for (var i = 0; i < n; i++) {
         var t = Tm[i], s = Sy[i], call = s >= 0;
         if (!call) s = -1 - s;
-        s = s | 0;
         now = t;
         var q = qty[s];
         if (pendingCount[s] !== 0 || (q !== 0 && (Lo[i] <= exBelow[s] || Hi[i] >= exAbove[s]))) {

@@ -340,9 +340,10 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
         base += ind.outputs * (n + 1);
       }
       // Candles before the warm-up count are sent with the symbol as -(s + 1): no onCandle for them.
+      const symbols = new Int32Array(buf.buffer, base * 8, n);
       for (let i = 0; i < n; i++) {
         const s = sym[batchStart + i]!;
-        buf[base + i] = pos[batchStart + i]! + 1 >= warmup ? s : -1 - s;
+        symbols[i] = pos[batchStart + i]! + 1 >= warmup ? s : -1 - s;
       }
       const started = performance.now();
       const bufHandle = vm.newArrayBuffer(buf.buffer);
