@@ -11,6 +11,24 @@ import type { ChildMessage, ParentMessage } from './worker-protocol.js';
 const cancelled = new Set<number>();
 let current: number | null = null;
 
+/*
+ * A job runs synchronously inside QuickJS between batches, so the 'disconnect' event of a dead
+ * parent waits until the batch ends. The interrupt handler asks `isCancelled` every few thousand
+ * guest operations; this also notices, within 100 ms, that the child was re-parented (its parent
+ * died, even by SIGKILL), so an orphan never burns CPU until its job's deadline.
+ */
+const PARENT_PID = process.ppid;
+let orphaned = false;
+let nextParentCheck = 0;
+function parentGone(): boolean {
+  if (orphaned) return true;
+  const now = performance.now();
+  if (now < nextParentCheck) return false;
+  nextParentCheck = now + 100;
+  orphaned = process.ppid !== PARENT_PID;
+  return orphaned;
+}
+
 function send(message: ChildMessage): void {
   process.send?.(message);
 }
@@ -35,7 +53,7 @@ async function handle(message: ParentMessage): Promise<void> {
   }
   const { id } = message;
   current = id;
-  const isCancelled = () => cancelled.has(id);
+  const isCancelled = () => cancelled.has(id) || parentGone();
   try {
     if (message.type === 'inspect') {
       const info = await inspectStrategyInGuest(message.source, message.limits, isCancelled);
@@ -58,6 +76,7 @@ async function handle(message: ParentMessage): Promise<void> {
   } finally {
     current = null;
     cancelled.delete(id);
+    if (orphaned) process.exit(0);
   }
 }
 
