@@ -276,4 +276,21 @@ describe('marketplace over HTTP', () => {
       'NOT_FOUND',
     );
   });
+
+  it('a strategy on sale, or ever sold, cannot be deleted (409): buyers keep running it', async () => {
+    const refused = await expectError(alice.client.strategies.delete({ params: { id: strategyId } }), 409, 'CONFLICT');
+    expect(refused.message).toMatch(/was sold on the marketplace .* buyers keep running it/);
+    expect(await alice.client.strategies.get({ params: { id: strategyId } })).toMatchObject({ id: strategyId });
+    const run = await bob.client.backtests.create({ body: { strategyId: trend.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-02' } });
+    expect(run.status).toBe('queued');
+
+    // Listed but never sold: unlist first, then it goes.
+    const spare = await alice.client.strategies.create({ body: { name: 'Spare', description: '', source: SOURCE, marketType: 'LINEAR' } });
+    const listing = await alice.client.marketplace.create({ body: { strategyId: spare.id, name: `Spare ${word}`, price: 0 } });
+    const listed = await expectError(alice.client.strategies.delete({ params: { id: spare.id } }), 409, 'CONFLICT');
+    expect(listed.message).toContain(`is listed on the marketplace (listing ${listing.id}); unlist it first`);
+    await alice.client.marketplace.unlist({ params: { id: listing.id } });
+    await alice.client.strategies.delete({ params: { id: spare.id } });
+    await expectError(alice.client.strategies.get({ params: { id: spare.id } }), 404, 'NOT_FOUND');
+  });
 });

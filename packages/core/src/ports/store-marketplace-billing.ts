@@ -65,6 +65,8 @@ export interface ListingRepository {
   search(criteria: ListingSearch, page: PageRequest): Promise<ListingRecord[]>;
   /** The seller's listed listings, newest first. */
   listBySeller(sellerId: string, page: PageRequest): Promise<ListingRecord[]>;
+  /** Every listing of the seller's strategy, whatever its status, newest first (another seller's are never included). */
+  listByStrategy(sellerId: string, strategyId: string): Promise<ListingRecord[]>;
   /**
    * Adds `ratingDelta` to the rating sum and `countDelta` to the review count in one statement
    * (an atomic increment: concurrent calls never lose one another's change). False if there is

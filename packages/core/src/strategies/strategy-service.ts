@@ -124,6 +124,18 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
         if (active > 0) {
           throw new StratboxError('CONFLICT', `Strategy ${id} has ${active} active deployment(s); stop them first`, { activeDeployments: active });
         }
+        // Buyers run the seller's versions: a strategy that is on sale, or was ever sold, stays.
+        const listings = await tx.listings.listByStrategy(userId, id);
+        const sold = listings.find((l) => l.purchaseCount > 0);
+        if (sold) {
+          throw new StratboxError(
+            'CONFLICT',
+            `Strategy ${id} was sold on the marketplace (listing ${sold.id}, ${sold.purchaseCount} buyer(s)); buyers keep running it, so it cannot be deleted. Unlist it to stop new sales.`,
+            { listingId: sold.id, purchases: sold.purchaseCount },
+          );
+        }
+        const listed = listings.find((l) => l.status === 'listed');
+        if (listed) throw new StratboxError('CONFLICT', `Strategy ${id} is listed on the marketplace (listing ${listed.id}); unlist it first`, { listingId: listed.id });
         await tx.strategies.delete(userId, id);
       });
     },

@@ -151,6 +151,12 @@ export function memoryMarketplaceBillingRepositories(
           page,
         );
       },
+      async listByStrategy(sellerId, strategyId) {
+        return pageOfCopies(
+          [...get().listings.values()].filter((l) => l.sellerId === sellerId && l.strategyId === strategyId),
+          { limit: Number.MAX_SAFE_INTEGER },
+        );
+      },
       async addRating(id, ratingDelta, countDelta) {
         return write(
           stable(

@@ -211,6 +211,19 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.listings.listBySeller(userId, { limit: 50 })).toEqual([listed]);
     });
 
+    it("lists every listing of a seller's strategy, whatever its status, and no other seller's", async () => {
+      const { store, userId, otherUserId } = context();
+      const strategyId = uid('str');
+      const older = listing(userId, { strategyId, status: 'unlisted', createdAt: at(1) });
+      const newer = listing(userId, { strategyId, createdAt: at(2) });
+      await store.listings.insert(older);
+      await store.listings.insert(newer);
+      await store.listings.insert(listing(userId, { strategyId: uid('str') }));
+      await store.listings.insert(listing(otherUserId, { strategyId }));
+      expect(await store.listings.listByStrategy(userId, strategyId)).toEqual([newer, older]);
+      expect(await store.listings.listByStrategy(userId, uid('str'))).toEqual([]);
+    });
+
     it('adds ratings and purchases atomically under concurrent calls', async () => {
       const { store, userId } = context();
       const record = listing(userId);

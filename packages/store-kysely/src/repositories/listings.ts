@@ -138,6 +138,18 @@ export function createListingRepository({ db, dialect }: QueryContext): ListingR
       return rows.map(toListing);
     },
 
+    async listByStrategy(sellerId, strategyId) {
+      const rows = await db
+        .selectFrom('listings')
+        .selectAll()
+        .where('seller_id', '=', sellerId)
+        .where('strategy_id', '=', strategyId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toListing);
+    },
+
     async addRating(id, ratingDelta, countDelta) {
       const row = await db
         .updateTable('listings')
