@@ -48,6 +48,9 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
   let fake: FakeBinance;
   const nodes: Node[] = [];
   let env: Record<string, string>;
+  let api: Node;
+  let client: StratboxClient;
+  let firstDeploymentId: string;
 
   beforeAll(async () => {
     fake = await startFakeBinance();
@@ -79,11 +82,13 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
       startNode({ ...env, STRATBOX_ROLE: 'worker' }, 'worker ready'),
     ]);
     nodes.push(...started);
-    const [api, ...workers] = started as [Node, Node, Node];
-    const client: StratboxClient = createStratboxClient({ baseUrl: api.baseUrl!, apiKey });
+    const [apiNode, ...workers] = started as [Node, Node, Node];
+    api = apiNode;
+    client = createStratboxClient({ baseUrl: api.baseUrl!, apiKey });
     const credentialId = (await client.credentials.create({ body: { exchange: 'binanceusdm', label: 'fake', apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET } })).id;
     const strategyId = (await client.strategies.create({ body: { name: 'keep buying', source: SOURCE } })).id;
     const deployment = await client.deployments.create({ body: { strategyId, credentialId, symbols: [SYMBOL], params: {} } });
+    firstDeploymentId = deployment.id;
 
     const acquired = (node: Node) => node.logs('deployment lease acquired').filter((e) => e.deploymentId === deployment.id);
     const owner = await waitFor('a worker to take the deployment', () => workers.find((w) => acquired(w).length > 0), 30_000);
@@ -120,4 +125,31 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     expect(new Set(ids).size).toBe(ids.length);
     expect(fake.orders.size).toBe(ids.length);
   }, 150_000);
+
+  it('a stop asked of the API process is carried out by the worker running the deployment: its paper position is closed there', async () => {
+    // The deployment that moved to the surviving worker stops through the API process too (the free plan runs one bot).
+    const first = await client.deployments.stop({ params: { id: firstDeploymentId } });
+    expect(first.status).toBe('stopped');
+    expect(Number(fake.position.amt)).toBe(0);
+    expect([...fake.orders.values()].filter((o) => o.status === 'NEW')).toEqual([]);
+
+    // Paper accounts live in the process that trades: only the lease holder can flatten one.
+    const credentialId = (await client.credentials.create({ body: { exchange: 'paper', label: 'paper', apiKey: 'paper-key', secret: 'paper-secret' } })).id;
+    const strategyId = (
+      await client.strategies.create({
+        body: { name: 'buy once', source: `export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, c) { if (!ctx.position(c.symbol) && ctx.orders(c.symbol).length === 0) ctx.buy(c.symbol, { quantity: 0.01 }); }` },
+      })
+    ).id;
+    const deployment = await client.deployments.create({ body: { strategyId, credentialId, symbols: [SYMBOL], params: {} } });
+    const messages = async () => (await client.deployments.logs({ params: { id: deployment.id }, query: { limit: 1000 } })).map((l) => l.message);
+    await waitFor('the entry to fill on the worker', async () => (await messages()).some((m) => m.startsWith('Order filled')), 30_000);
+    expect(api.logs('deployment lease acquired').filter((e) => e.deploymentId === deployment.id)).toEqual([]);
+
+    const stopped = await client.deployments.stop({ params: { id: deployment.id } });
+    expect(stopped.status).toBe('stopped');
+    const after = await messages();
+    expect(after.filter((m) => m.startsWith('Closing position'))).toHaveLength(1);
+    expect(after[after.length - 1]).toMatch(/^Deployment stopped \(1 position\(s\) closed\)/);
+    expect(api.logs('deployment lease acquired').filter((e) => e.deploymentId === deployment.id)).toEqual([]);
+  }, 90_000);
 });

@@ -25,6 +25,12 @@ export interface DeploymentServiceDeps {
   log: DeploymentLogWriter;
   /** Throws 402 PLAN_LIMIT_EXCEEDED when the user has no live bot slot left; called inside the create (and restart) transaction. */
   assertDeploymentSlot: (userId: string, tx: StoreRepositories) => Promise<void>;
+  /**
+   * How long stop and delete wait for another process, the one running the deployment, to
+   * finish a stop (it does so at its next poll). Default 15 000 ms; past it, stop answers the
+   * deployment still `stopping` and delete answers 503.
+   */
+  stopWaitMs?: number;
 }
 
 export type DeploymentService = ReturnType<typeof createDeploymentService>;
@@ -63,7 +69,14 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       record = stopping;
     }
     await supervisor.stop(record);
-    return load(record.userId, record.id);
+    // Another process may hold the deployment: it carries the stop out at its next poll.
+    const deadline = Date.now() + (deps.stopWaitMs ?? 15_000);
+    let after = await load(record.userId, record.id);
+    while (after.status === 'stopping' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = await load(record.userId, record.id);
+    }
+    return after;
   }
 
   return {

@@ -71,7 +71,9 @@ export interface DeploymentSupervisor {
   /**
    * Stops a deployment that is `stopping`: halts its strategy, cancels its open orders, closes
    * its positions with reduce-only market orders, then moves it to `stopped` (or to `failed`
-   * with the reason, when the exchange would not let it finish).
+   * with the reason, when the exchange would not let it finish). Only the process holding the
+   * deployment's lease does this; called in another process while the holder lives, it leaves
+   * the deployment `stopping` and the holder stops it at its next poll.
    */
   stop(deployment: DeploymentRecord): Promise<void>;
   /** Halts the strategy of a deployment without touching its orders (restart, delete after stop). */
@@ -119,8 +121,6 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
   const iso = (ms: number) => new Date(ms).toISOString();
   /** Leases this process holds: when the last successful acquire or renewal was sent, and the fence timer. */
   const leases = new Map<string, { renewedAt: number; fence: NodeJS.Timeout }>();
-  /** Deployments found `stopping` at start, waiting for their lease (their process may have died mid-stop). */
-  const pendingStops = new Set<string>();
   let renewTimer: NodeJS.Timeout | undefined;
   const leaseFields = (id: string) => ({ deploymentId: id, owner, pid: process.pid });
 
@@ -250,6 +250,57 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     await release(deployment.id);
   }
 
+  /**
+   * Carries out the stop of a `stopping` deployment, under its lock, in the process holding its
+   * lease: it halts the strategy, cancels the open orders, closes the positions, then moves it to
+   * `stopped` (or `failed`). A process that cannot get the lease (another one runs the
+   * deployment) leaves it `stopping`: the holder carries the stop out at its next poll, and if
+   * the holder dies, the process that takes the lease over does. So the account is never
+   * flattened by one process while another still trades on it.
+   */
+  async function stopNow(deployment: DeploymentRecord): Promise<void> {
+    stopTimer(deployment.id);
+    // Only a deployment still `stopping` is flattened (a second stop of a stopped one touches nothing).
+    const current = await store.deployments.findById(deployment.userId, deployment.id);
+    if (current?.status !== 'stopping') return;
+    if (!holds(deployment.id) && !(await acquire(deployment.id))) {
+      logger.debug('deployment stop left to the lease holder', leaseFields(deployment.id));
+      return;
+    }
+    const runner = runners.get(deployment.id) ?? null;
+    runners.delete(deployment.id);
+    let leased: LeasedGateway | null = null;
+    try {
+      const gateway = runner?.gateway() ?? (leased = await acquireGateway(deployment)).gateway;
+      await log.write(deployment, 'info', 'Stopping: cancelling open orders and closing positions');
+      // The strategy stops first, so nothing places an order while the account is flattened.
+      const left = await sync.cancelAll(deployment, gateway);
+      if (left > 0) throw new Error(`${left} order(s) could not be cancelled: the exchange has not acknowledged them`);
+      const closing = await sync.closePositions(deployment, gateway);
+      const open = closing.filter((o) => o.status !== 'filled');
+      if (open.length > 0) throw new Error(`${open.length} closing order(s) did not fill: ${open.map((o) => `${o.id} ${o.status}`).join(', ')}`);
+      await runner?.halt();
+      const time = now();
+      const stopped = await store.deployments.transition(deployment.id, ['stopping'], { status: 'stopped', stoppedAt: time, updatedAt: time });
+      if (stopped) await log.write(deployment, 'info', `Deployment stopped (${closing.length} position(s) closed)`);
+      await release(deployment.id);
+    } catch (error) {
+      await runner?.halt();
+      const text = error instanceof Error ? error.message : String(error);
+      const time = now();
+      const failed = await store.deployments.transition(deployment.id, ['stopping'], {
+        status: 'failed',
+        error: { code: 'STOP_FAILED', message: `The deployment could not be stopped cleanly: ${text}` },
+        stoppedAt: time,
+        updatedAt: time,
+      });
+      if (failed) await log.write(deployment, 'error', `Stop failed: ${text}. Stop again to retry.`);
+      await release(deployment.id);
+    } finally {
+      leased?.release();
+    }
+  }
+
   function stopTimer(id: string) {
     clearTimeout(timers.get(id));
     timers.delete(id);
@@ -265,6 +316,11 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
         if (runners.get(id) !== runner || runner.halted) return;
         // Stopped, restarted or deleted meanwhile (possibly by another process): this runner ends.
         const current = await store.deployments.findById(runner.deployment.userId, id);
+        if (current?.status === 'stopping' && holds(id)) {
+          // A stop asked of another process: the lease holder carries it out, with its own runner.
+          await stopNow(current);
+          return;
+        }
         if (current?.status !== 'running') {
           runners.delete(id);
           await runner.halt();
@@ -347,38 +403,19 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
       const claim = (pending: DeploymentRecord[]) => {
         for (const deployment of pending) {
           if (runners.has(deployment.id) || locks.has(deployment.id)) continue;
-          if (deployment.status !== 'stopping') {
-            void this.launch(deployment).catch(() => undefined);
-            continue;
-          }
-          if (!pendingStops.has(deployment.id)) continue;
-          void locked(deployment.id, () => acquire(deployment.id))
-            .then(async (ok) => {
-              if (!ok) return;
-              pendingStops.delete(deployment.id);
-              try {
-                await this.stop(deployment);
-              } finally {
-                await release(deployment.id);
-              }
-            })
-            .catch(() => undefined);
+          if (deployment.status !== 'stopping') void this.launch(deployment).catch(() => undefined);
+          // A stop whose lease holder died (or a stop asked of an API-only process): whoever gets the lease carries it out.
+          else void this.stop(deployment).catch(() => undefined);
         }
       };
-      const pending = await store.deployments.listByStatus(['starting', 'running', 'stopping'], 10_000);
-      for (const d of pending) if (d.status === 'stopping') pendingStops.add(d.id);
-      claim(pending);
+      claim(await store.deployments.listByStatus(['starting', 'running', 'stopping'], 10_000));
       // Deployments created by a process that does not run them (an API-only node), and those
       // whose process died (their lease expires, then one of the running processes takes them).
       const scan = () => {
         scanTimer = setTimeout(() => {
           void store.deployments
-            .listByStatus(pendingStops.size > 0 ? ['starting', 'running', 'stopping'] : ['starting', 'running'], 10_000)
-            .then((active) => {
-              const stopping = new Set(active.filter((d) => d.status === 'stopping').map((d) => d.id));
-              for (const id of pendingStops) if (!stopping.has(id)) pendingStops.delete(id);
-              claim(active);
-            })
+            .listByStatus(['starting', 'running', 'stopping'], 10_000)
+            .then(claim)
             .catch((error: unknown) => logger.warn('Deployment scan failed', { error: error instanceof Error ? error.message : String(error) }))
             .finally(() => {
               if (!closed) scan();
@@ -397,44 +434,7 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     },
 
     stop(deployment) {
-      return locked(deployment.id, async () => {
-        stopTimer(deployment.id);
-        // Only a deployment still `stopping` is flattened (a second stop of a stopped one touches nothing).
-        const current = await store.deployments.findById(deployment.userId, deployment.id);
-        if (current?.status !== 'stopping') return;
-        const runner = runners.get(deployment.id) ?? null;
-        runners.delete(deployment.id);
-        let leased: LeasedGateway | null = null;
-        try {
-          const gateway = runner?.gateway() ?? (leased = await acquireGateway(deployment)).gateway;
-          await log.write(deployment, 'info', 'Stopping: cancelling open orders and closing positions');
-          // The strategy stops first, so nothing places an order while the account is flattened.
-          const left = await sync.cancelAll(deployment, gateway);
-          if (left > 0) throw new Error(`${left} order(s) could not be cancelled: the exchange has not acknowledged them`);
-          const closing = await sync.closePositions(deployment, gateway);
-          const open = closing.filter((o) => o.status !== 'filled');
-          if (open.length > 0) throw new Error(`${open.length} closing order(s) did not fill: ${open.map((o) => `${o.id} ${o.status}`).join(', ')}`);
-          await runner?.halt();
-          const time = now();
-          const stopped = await store.deployments.transition(deployment.id, ['stopping'], { status: 'stopped', stoppedAt: time, updatedAt: time });
-          if (stopped) await log.write(deployment, 'info', `Deployment stopped (${closing.length} position(s) closed)`);
-          await release(deployment.id);
-        } catch (error) {
-          await runner?.halt();
-          const text = error instanceof Error ? error.message : String(error);
-          const time = now();
-          const failed = await store.deployments.transition(deployment.id, ['stopping'], {
-            status: 'failed',
-            error: { code: 'STOP_FAILED', message: `The deployment could not be stopped cleanly: ${text}` },
-            stoppedAt: time,
-            updatedAt: time,
-          });
-          if (failed) await log.write(deployment, 'error', `Stop failed: ${text}. Stop again to retry.`);
-          await release(deployment.id);
-        } finally {
-          leased?.release();
-        }
-      });
+      return locked(deployment.id, () => stopNow(deployment));
     },
 
     halt(deploymentId) {
