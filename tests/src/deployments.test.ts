@@ -248,14 +248,19 @@ export function onCandle(ctx, candle) {
     expect((await alice.client.deployments.list()).deployments).toEqual([]);
   }, 30_000);
 
-  it('with a live bot limit of 2 the third create answers 402 and creates nothing; a strategy with an active deployment cannot be deleted', async () => {
+  it('with a live bot limit of 2 the third create answers 402 and creates nothing; one deployment per account and symbol (409); a strategy with an active deployment cannot be deleted', async () => {
     const carol = await svc.newUser('carol');
     const sid = (await carol.client.strategies.create({ body: { name: 'c', source: SMA } })).id;
     const cid = (await carol.client.credentials.create({ body: { exchange: 'paper', label: 'p', apiKey: 'k', secret: 's' } })).id;
-    const body = { strategyId: sid, credentialId: cid, symbols: ['BTC/USDT:USDT'], params: {} };
-    const first = await carol.client.deployments.create({ body });
-    await carol.client.deployments.create({ body });
-    const error = await failure(carol.client.deployments.create({ body }));
+    const on = (...symbols: string[]) => ({ body: { strategyId: sid, credentialId: cid, symbols, params: {} } });
+    const first = await carol.client.deployments.create(on('BTC/USDT:USDT'));
+    // The same account trading the same symbol twice: 409 naming the deployment there, nothing created.
+    const clash = await failure(carol.client.deployments.create(on('ETH/USDT:USDT', 'BTC/USDT:USDT')));
+    expect(clash.status).toBe(409);
+    expect(clash.code).toBe('CONFLICT');
+    expect(clash.details).toMatchObject({ deploymentId: first.id, symbol: 'BTC/USDT:USDT' });
+    const second = await carol.client.deployments.create(on('ETH/USDT:USDT'));
+    const error = await failure(carol.client.deployments.create(on('SOL/USDT:USDT')));
     expect(error.status).toBe(402);
     expect(error.code).toBe('PLAN_LIMIT_EXCEEDED');
     expect(error.details).toMatchObject({ counter: 'deployments', used: 2, limit: 2 });
@@ -266,13 +271,23 @@ export function onCandle(ctx, candle) {
     expect(conflict.status).toBe(409);
     expect((await carol.client.strategies.get({ params: { id: sid } })).id).toBe(sid);
 
-    // A stopped deployment frees its slot; restarting it needs one again.
+    // A stopped deployment frees its slot and its symbols; restarting it needs both again.
     await carol.client.deployments.stop({ params: { id: first.id } });
-    const third = await carol.client.deployments.create({ body });
+    const third = await carol.client.deployments.create(on('BTC/USDT:USDT'));
     const again = await failure(carol.client.deployments.restart({ params: { id: first.id } }));
     expect(again.status).toBe(402);
+    await carol.client.deployments.delete({ params: { id: second.id } });
+    const taken = await failure(carol.client.deployments.restart({ params: { id: first.id } }));
+    expect(taken.status).toBe(409);
+    expect(taken.details).toMatchObject({ deploymentId: third.id, symbol: 'BTC/USDT:USDT' });
+    expect((await carol.client.deployments.get({ params: { id: first.id } })).status).toBe('stopped');
     for (const d of (await carol.client.deployments.list()).deployments) await carol.client.deployments.delete({ params: { id: d.id } });
-    expect(third.id).toBeTruthy();
+
+    // Concurrent creates on one symbol: exactly one wins, the others answer 409.
+    const racing = await Promise.allSettled(Array.from({ length: 5 }, () => carol.client.deployments.create(on('XRP/USDT:USDT'))));
+    expect(racing.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(racing.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.status)).toEqual([409, 409, 409, 409]);
+    for (const d of (await carol.client.deployments.list()).deployments) await carol.client.deployments.delete({ params: { id: d.id } });
     await carol.client.strategies.delete({ params: { id: sid } });
   }, 60_000);
 });

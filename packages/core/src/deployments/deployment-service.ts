@@ -7,7 +7,7 @@ import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
 import type { Clock } from '../ports/clock.js';
 import { TIMEFRAME_MS } from '../ports/market-data.js';
-import type { DeploymentRecord, Store, StoreRepositories } from '../ports/store.js';
+import type { DeploymentRecord, ListPosition, Store, StoreRepositories } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
@@ -37,6 +37,33 @@ export type DeploymentService = ReturnType<typeof createDeploymentService>;
 
 const ACTIVE: readonly DeploymentStatus[] = ACTIVE_DEPLOYMENT_STATUSES;
 const DEFAULT_LOG_LIMIT = 200;
+
+/**
+ * A live deployment acts on its exchange account's orders and positions per symbol (it stops by
+ * closing them), so two active deployments never share a credential and a symbol: 409 names the
+ * one already there. Call inside the transaction that locked the credential row.
+ */
+async function assertSymbolsFree(tx: StoreRepositories, userId: string, credentialId: string, symbols: readonly string[], exceptId?: string) {
+  if ((await tx.deployments.countActive(userId, { credentialId })) === 0) return;
+  let after: ListPosition | undefined;
+  for (;;) {
+    const page = await tx.deployments.list(userId, after ? { limit: 200, after } : { limit: 200 });
+    for (const d of page) {
+      if (d.id === exceptId || d.credentialId !== credentialId || !ACTIVE.includes(d.status)) continue;
+      const symbol = d.symbols.find((s) => symbols.includes(s));
+      if (symbol !== undefined) {
+        throw new StratboxError(
+          'CONFLICT',
+          `Deployment ${d.id} already trades ${symbol} with credential ${credentialId}; one deployment per account and symbol, so their orders and positions stay apart`,
+          { deploymentId: d.id, symbol },
+        );
+      }
+    }
+    if (page.length < 200) return;
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
 
 /**
  * Live deployments, for the API: every method is scoped to the caller (another user's
@@ -118,6 +145,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         // Lock the credential row (PostgreSQL), then count and insert in one transaction.
         if (!(await tx.credentials.findById(userId, body.credentialId, { forUpdate: true }))) throw notFound('Credential', body.credentialId);
         await deps.assertDeploymentSlot(userId, tx);
+        await assertSymbolsFree(tx, userId, body.credentialId, body.symbols);
         await tx.deployments.insert(record);
       });
       await deps.log.write(record, 'info', 'Deployment created');
@@ -159,7 +187,11 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       }
       const time = clock.now().toISOString();
       const restarted = await store.transaction(async (tx) => {
-        if (record.status !== 'running') await deps.assertDeploymentSlot(userId, tx);
+        if (record.status !== 'running') {
+          await tx.credentials.findById(userId, record.credentialId, { forUpdate: true });
+          await deps.assertDeploymentSlot(userId, tx);
+          await assertSymbolsFree(tx, userId, record.credentialId, record.symbols, id);
+        }
         return tx.deployments.transition(id, [record.status], { status: 'starting', error: null, stoppedAt: null, startedAt: null, updatedAt: time });
       });
       if (!restarted) {
