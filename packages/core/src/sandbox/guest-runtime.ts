@@ -1,3 +1,5 @@
+import { GUEST_DETERMINISM_SOURCE, GUEST_ERRORS_SOURCE, GUEST_FORMAT_SOURCE } from './guest-prelude.js';
+
 /**
  * The trusted runtime evaluated inside every QuickJS context before the strategy: it replaces
  * the clock and `Math.random`, builds `ctx`, and drives the whole candle loop of a backtest
@@ -27,47 +29,12 @@ var jsonStringify = JSON.stringify, jsonParse = JSON.parse, Str = String;
 var mathAbs = Math.abs, isFin = Number.isFinite, isInt = Number.isInteger;
 var now = boot.startTime;
 
-/* ---- deterministic randomness: sfc32 seeded by the job ---- */
-var ra = boot.seed >>> 0, rb = 0x9e3779b9, rc = 0x243f6a88, rd = 1;
-function random() {
-  var t = (ra + rb | 0) + rd | 0;
-  rd = rd + 1 | 0;
-  ra = rb ^ rb >>> 9;
-  rb = rc + (rc << 3) | 0;
-  rc = rc << 21 | rc >>> 11;
-  rc = rc + t | 0;
-  return (t >>> 0) / 4294967296;
-}
-for (var warm = 0; warm < 12; warm++) random();
-Math.random = random;
-
-/* ---- the clock is the candle's time, never the host's ---- */
-var RealDate = Date;
-function SandboxDate(a, b, c, d, e, f, g) {
-  var n = arguments.length;
-  if (!new.target) return new RealDate(now).toString();
-  if (n === 0) return new RealDate(now);
-  if (n === 1) return new RealDate(a);
-  return new RealDate(a, b, c === undefined ? 1 : c, d || 0, e || 0, f || 0, g || 0);
-}
-SandboxDate.prototype = RealDate.prototype;
-SandboxDate.now = function () { return now; };
-SandboxDate.parse = RealDate.parse;
-SandboxDate.UTC = RealDate.UTC;
-Object.defineProperty(RealDate.prototype, 'constructor', { value: SandboxDate, writable: true, configurable: true });
-G.Date = SandboxDate;
+${GUEST_DETERMINISM_SOURCE}
 
 /* ---- logging ---- */
 var maxLogLines = boot.maxLogLines, maxLogBytes = boot.maxLogBytes;
-var logs = [], logLines = 0, logBytes = 0, logLimitHit = false;
-function fmt(v) {
-  var t = typeof v;
-  if (t === 'string') return v;
-  if (v === null || t === 'number' || t === 'boolean' || t === 'undefined' || t === 'bigint' || t === 'symbol') return Str(v);
-  if (t === 'function') return '[function]';
-  try { var j = jsonStringify(v); if (typeof j === 'string') return j; } catch (x) {}
-  try { return Str(v); } catch (x) { return '[object]'; }
-}
+var logs = [], logLines = 0, logBytes = 0, logLimitHit = false, logLimitScope = '';
+${GUEST_FORMAT_SOURCE}
 function log() {
   if (logLimitHit) throw new Err('Log limit reached');
   var line = '';
@@ -80,61 +47,11 @@ function log() {
 }
 G.console = freeze({ log: log, info: log, warn: log, error: log, debug: log });
 
-/* ---- errors: described inside the guest, so the host only ever reads strings ---- */
-var errKind = '', errMessage = '', errStack = '';
-function describe(e) {
-  if (logLimitHit) {
-    errKind = 'LOG_LIMIT';
-    errMessage = 'The strategy wrote more than ' + maxLogLines + ' log lines or ' + maxLogBytes + ' characters of log';
-    return;
-  }
-  errKind = 'STRATEGY_ERROR';
-  errStack = '';
-  try {
-    if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
-      var name = '', msg = '';
-      try { name = Str(e.name); } catch (x) {}
-      try { msg = Str(e.message); } catch (x) {}
-      try {
-        if (typeof e.stack === 'string') {
-          var lines = e.stack.split('\n'), kept = [];
-          for (var li = 0; li < lines.length && kept.length < 12; li++) if (lines[li].indexOf('strategy.js') >= 0) kept.push(lines[li]);
-          errStack = kept.join('\n');
-          if (errStack.length > 4000) errStack = errStack.slice(0, 4000) + '...';
-        }
-      } catch (x) {}
-      if (name === 'InternalError' && (msg === 'out of memory' || msg === 'string too long')) errKind = 'MEMORY_LIMIT';
-      else if ((name === 'InternalError' && msg === 'stack overflow') || (name === 'RangeError' && msg === 'Maximum call stack size exceeded')) errKind = 'STACK_OVERFLOW';
-      errMessage = (name && name !== 'undefined' ? name + ': ' : '') + msg;
-    } else if (typeof e === 'string') {
-      errMessage = 'Strategy threw a string: ' + jsonStringify(e.length > 500 ? e.slice(0, 500) + '...' : e);
-    } else {
-      errMessage = 'Strategy threw a non-Error value: ' + Str(e);
-    }
-  } catch (x) {
-    errMessage = 'Strategy threw a value that could not be described';
-  }
-  if (errMessage.length > 2000) errMessage = errMessage.slice(0, 2000) + '...';
-}
-function lastError() { return jsonStringify([errKind, errMessage, errStack]); }
-
-function readMeta(ns) {
-  var m = ns.meta;
-  if (m === undefined || m === null) return 'null';
-  var s = jsonStringify(m);
-  if (typeof s !== 'string') return 'null';
-  if (s.length > 200000) throw new RangeErr('meta is larger than 200,000 characters');
-  return s;
-}
+${GUEST_ERRORS_SOURCE}
 function readExports(ns) {
   var out = [], names = keys(ns);
   for (var i = 0; i < names.length; i++) out.push(names[i] + ':' + typeof ns[names[i]]);
   return jsonStringify(out);
-}
-
-function deepFreeze(v) {
-  if (v !== null && typeof v === 'object') { var k = keys(v); for (var i = 0; i < k.length; i++) deepFreeze(v[k[i]]); freeze(v); }
-  return v;
 }
 
 /* ---- the backtest engine, created by start() ---- */
