@@ -40,7 +40,7 @@ export const routes = {
     errors: ['NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
   }),
   'strategies.delete': defineRoute({
-    method: 'DELETE', path: '/api/strategies/:id', summary: 'Delete a strategy; refused while it has active deployments',
+    method: 'DELETE', path: '/api/strategies/:id', summary: 'Delete a strategy; refused while it has active deployments, is listed on the marketplace, or once it was sold',
     params: strategyParams, successStatus: 204, response: null, errors: ['NOT_FOUND', 'CONFLICT'],
   }),
 
@@ -97,9 +97,9 @@ export const routes = {
     params: deploymentParams, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND'],
   }),
   'deployments.create': defineRoute({
-    method: 'POST', path: '/api/deployments', summary: "Deploy a strategy live; subject to the plan's live bot limit",
+    method: 'POST', path: '/api/deployments', summary: "Deploy a strategy live; subject to the plan's live bot limit, one active deployment per credential and symbol",
     body: D.CreateDeploymentBody, successStatus: 201, response: D.Deployment,
-    errors: ['NOT_FOUND', 'PLAN_LIMIT_EXCEEDED', 'UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'CONFLICT', 'PLAN_LIMIT_EXCEEDED', 'UNAVAILABLE'],
   }),
   'deployments.stop': defineRoute({
     method: 'POST', path: '/api/deployments/:id/stop', summary: 'Stop gracefully: cancel open orders, close positions',
@@ -111,7 +111,7 @@ export const routes = {
   }),
   'deployments.delete': defineRoute({
     method: 'DELETE', path: '/api/deployments/:id', summary: 'Stop the deployment if running, then remove it',
-    params: deploymentParams, successStatus: 204, response: null, errors: ['NOT_FOUND'],
+    params: deploymentParams, successStatus: 204, response: null, errors: ['NOT_FOUND', 'UNAVAILABLE'],
   }),
   'deployments.logs': defineRoute({
     method: 'GET', path: '/api/deployments/:id/logs', summary: 'Log entries, oldest first (a bare array)',
