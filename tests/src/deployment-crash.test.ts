@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { createKyselyStore } from '@stratbox/store-kysely';
-import { deferred, sleep } from './harness/deferred.js';
+import { deferred, sleep, waitFor } from './harness/deferred.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '@stratbox/core/testing';
-import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess } from './harness/server-process.js';
+import { createUserWithCli, fastDeploymentEnv, startServerProcess, tempDataDir, type ServerProcess } from './harness/server-process.js';
 
 /*
  * Crash safety of live orders, end to end: the example server runs a deployment against a local
@@ -26,16 +26,6 @@ export function onOrder(ctx, order) {
 }
 `;
 
-async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await check().catch(() => null);
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 describe('a deployment survives SIGKILL with an order in flight', () => {
   const data = tempDataDir();
   let fake: FakeBinance;
@@ -53,16 +43,8 @@ describe('a deployment survives SIGKILL with an order in flight', () => {
     const posted = deferred<void>();
     fake.onOrderPost = () => posted.resolve();
     const env = {
-      DATA_DIR: data.dir,
+      ...fastDeploymentEnv(data.dir),
       STRATBOX_EXCHANGE_URLS: JSON.stringify({ binanceusdm: fake.url }),
-      STRATBOX_DEPLOYMENT_POLL_MS: '100',
-      // The killed process still holds the deployment's lease: the restarted one (a new owner)
-      // takes it over once it expired, at its next scan.
-      STRATBOX_DEPLOYMENT_LEASE_MS: '3000',
-      STRATBOX_DEPLOYMENT_SCAN_MS: '500',
-      // One '1m' candle closes every second; the same origin keeps the clock going forward across the restart.
-      STRATBOX_CLOCK_SPEED: '60',
-      STRATBOX_CLOCK_ORIGIN: String(Date.now()),
     };
     server = await startServerProcess(env);
     const { apiKey } = await createUserWithCli('alice', env);

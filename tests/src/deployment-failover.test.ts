@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { isolatedBackends, requirePostgresAndRedis, startNode, type NodeProcess } from './harness/cluster.js';
-import { sleep } from './harness/deferred.js';
+import { sleep, waitFor } from './harness/deferred.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '@stratbox/core/testing';
 import { createUserWithCli } from './harness/server-process.js';
 
@@ -31,18 +31,6 @@ const SCAN_MS = 500;
 
 type Node = NodeProcess & { baseUrl?: string };
 
-async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await Promise.resolve()
-      .then(check)
-      .catch(() => null);
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 describe.runIf(available)('deployment failover: 1 API process and 2 workers on PostgreSQL and Redis', () => {
   const backends = isolatedBackends('failover');
   let fake: FakeBinance;
@@ -51,6 +39,7 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
   let api: Node;
   let client: StratboxClient;
   let firstDeploymentId: string;
+  let survivor: Node;
 
   beforeAll(async () => {
     fake = await startFakeBinance();
@@ -93,6 +82,7 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     const acquired = (node: Node) => node.logs('deployment lease acquired').filter((e) => e.deploymentId === deployment.id);
     const owner = await waitFor('a worker to take the deployment', () => workers.find((w) => acquired(w).length > 0), 30_000);
     const other = workers.find((w) => w !== owner)!;
+    survivor = other;
     expect(acquired(owner)[0]).toMatchObject({ pid: owner.pid });
     expect(api.logs('deployment lease acquired')).toEqual([]);
 
@@ -151,5 +141,8 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     expect(after.filter((m) => m.startsWith('Closing position'))).toHaveLength(1);
     expect(after[after.length - 1]).toMatch(/^Deployment stopped \(1 position\(s\) closed\)/);
     expect(api.logs('deployment lease acquired').filter((e) => e.deploymentId === deployment.id)).toEqual([]);
+    // The worker running it carried the stop out; the API process only asked.
+    expect(survivor.logs('deployment stopping').filter((e) => e.deploymentId === deployment.id)).toHaveLength(1);
+    expect(api.logs('deployment stopping')).toEqual([]);
   }, 90_000);
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock, ExchangeGateway } from '@stratbox/core';
 import { StratboxClientError, type StratboxClient } from '@stratbox/client';
 import { startWsTestService, type WsTestService } from './harness/ws-service.js';
-import { sleep } from './harness/deferred.js';
+import { sleep, waitFor } from './harness/deferred.js';
 
 /*
  * Live deployments over real HTTP and WebSocket, on SQLite, with real sandbox child processes
@@ -47,16 +47,6 @@ function acceleratedClock(factor: number): Clock {
       return new Date(last);
     },
   };
-}
-
-async function waitFor<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 async function failure(call: Promise<unknown>): Promise<StratboxClientError> {

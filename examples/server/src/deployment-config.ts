@@ -1,4 +1,15 @@
-import { createCandlePriceSource, createCcxtExchange, createExchangeClientPool, createMarketData, createSystemClock, type Clock, type Logger, type StratboxConfig, type Store } from '@stratbox/core';
+import {
+  createCandlePriceSource,
+  createCcxtExchange,
+  createExchangeClientPool,
+  createMarketData,
+  createStorePaperPersistence,
+  createSystemClock,
+  type Clock,
+  type Logger,
+  type StratboxConfig,
+  type Store,
+} from '@stratbox/core';
 
 /*
  * Live-deployment settings of the example server, from the environment:
@@ -62,7 +73,11 @@ export function readDeploymentConfig(
     deployments.exchanges = createExchangeClientPool({
       logger,
       ...(clock ? { clock } : {}),
-      paper: { prices: createCandlePriceSource({ marketData: out.marketData ?? createMarketData({ store }), clock: clock ?? createSystemClock() }), ...(clock ? { clock } : {}) },
+      paper: {
+        prices: createCandlePriceSource({ marketData: out.marketData ?? createMarketData({ store }), clock: clock ?? createSystemClock() }),
+        ...(clock ? { clock } : {}),
+        persistence: (credentialId, marketType) => createStorePaperPersistence(store, clock ?? createSystemClock(), credentialId, marketType),
+      },
       async createExchange(exchangeId, config) {
         const exchange = await createCcxtExchange(exchangeId, config);
         const base = urls?.[exchangeId];

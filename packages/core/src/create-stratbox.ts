@@ -27,6 +27,7 @@ import { createAesGcmSecretBox, generateMasterKey } from './credentials/index.js
 import { createCredentialService, type CredentialService } from './credentials/credential-service.js';
 import { createCandlePriceSource } from './exchanges/candle-price-source.js';
 import { createExchangeClientPool, type ExchangeClientPool } from './exchanges/exchange-client-pool.js';
+import { createStorePaperPersistence } from './exchanges/paper-persistence.js';
 import { createLiveSandbox, type LiveSandboxOptions } from './sandbox/live-sandbox.js';
 import { createDeploymentService, type DeploymentService } from './deployments/deployment-service.js';
 import { createDeploymentSupervisor, type DeploymentSupervisorOptions } from './deployments/supervisor.js';
@@ -152,7 +153,15 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   });
   const exchanges =
     config.deployments?.exchanges ??
-    createExchangeClientPool({ clock, logger, paper: { prices: createCandlePriceSource({ marketData, clock }), clock } });
+    createExchangeClientPool({
+      clock,
+      logger,
+      paper: {
+        prices: createCandlePriceSource({ marketData, clock }),
+        clock,
+        persistence: (credentialId, marketType) => createStorePaperPersistence(store, clock, credentialId, marketType),
+      },
+    });
   const liveSandbox = createLiveSandbox(config.deployments?.sandbox);
   const supervisor = createDeploymentSupervisor({
     store, clock, logger, events, marketData, credentials, exchanges, sandbox: liveSandbox,

@@ -88,6 +88,7 @@ describePostgres('kysely postgres', () => {
           'listings',
           'local_invoices',
           'orders',
+          'paper_accounts',
           'processed_events',
           'purchases',
           'reviews',
@@ -105,6 +106,7 @@ describePostgres('kysely postgres', () => {
           { name: '0004-marketplace-and-billing' },
           { name: '0005-deployment-logs' },
           { name: '0006-deployment-leases' },
+          { name: '0007-paper-accounts' },
         ]);
       } finally {
         await client.end();

@@ -26,6 +26,18 @@ export interface Database {
   local_invoices: LocalInvoicesTable;
   credentials: CredentialsTable;
   orders: OrdersTable;
+  // Paper accounts (migration 0007)
+  paper_accounts: PaperAccountsTable;
+}
+
+export interface PaperAccountsTable {
+  credential_id: string;
+  market_type: string;
+  /** The paper exchange's own text (JSON). */
+  state: string;
+  /** Number on SQLite; PostgreSQL integer. */
+  version: number;
+  updated_at: string;
 }
 
 export interface UsersTable {

@@ -64,6 +64,7 @@ describe('kysely sqlite file', () => {
       '0004-marketplace-and-billing',
       '0005-deployment-logs',
       '0006-deployment-leases',
+      '0007-paper-accounts',
     ]);
     await first.close();
 

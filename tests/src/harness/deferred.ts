@@ -15,3 +15,29 @@ export async function waitUntil(check: () => boolean, timeoutMs = 5000, what = '
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `check` (sync or async) until it returns a truthy value, and resolves with it. A check
+ * that throws counts as "not yet"; the last error is in the timeout message after `timeoutMs`.
+ */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<T> {
+  const start = Date.now();
+  let lastError: unknown = null;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() - start > timeoutMs) {
+      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})` : ''}`);
+    }
+    await sleep(intervalMs);
+  }
+}

@@ -105,3 +105,20 @@ export async function createUserWithCli(name: string, env: Record<string, string
   if (result.code !== 0) throw new Error(`create-user failed (${result.code}): ${result.stderr}`);
   return JSON.parse(result.stdout.trim()) as { userId: string; apiKey: string };
 }
+
+/**
+ * Environment of an example server on `dataDir` whose deployments run fast: one '1m' candle
+ * closes every second (one clock origin for every start, so the clock keeps going forward across
+ * a restart), deployments poll every 100 ms, and the leases of a killed process expire within
+ * 3 s, after which the restarted one (a new owner) takes them at its next scan.
+ */
+export function fastDeploymentEnv(dataDir: string): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    STRATBOX_DEPLOYMENT_POLL_MS: '100',
+    STRATBOX_DEPLOYMENT_LEASE_MS: '3000',
+    STRATBOX_DEPLOYMENT_SCAN_MS: '500',
+    STRATBOX_CLOCK_SPEED: '60',
+    STRATBOX_CLOCK_ORIGIN: String(Date.now()),
+  };
+}

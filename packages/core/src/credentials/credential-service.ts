@@ -108,6 +108,7 @@ export function createCredentialService({ store, clock, secretBox, isKnownExchan
           throw new StratboxError('CONFLICT', `Credential ${id} is used by ${active} active deployment(s); stop them first`, { activeDeployments: active });
         }
         await tx.credentials.delete(userId, id);
+        await tx.paperAccounts.deleteForCredential(id);
       });
     },
 

@@ -272,6 +272,7 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     let leased: LeasedGateway | null = null;
     try {
       const gateway = runner?.gateway() ?? (leased = await acquireGateway(deployment)).gateway;
+      logger.info('deployment stopping', leaseFields(deployment.id));
       await log.write(deployment, 'info', 'Stopping: cancelling open orders and closing positions');
       // The strategy stops first, so nothing places an order while the account is flattened.
       const left = await sync.cancelAll(deployment, gateway);

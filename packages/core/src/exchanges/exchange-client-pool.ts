@@ -5,7 +5,7 @@ import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-ga
 import type { Logger } from '../ports/logger.js';
 import { createCcxtGateway } from './ccxt-gateway.js';
 import { PAPER_EXCHANGE_ID } from './ccxt-exchanges.js';
-import { createPaperGateway, type PaperGateway, type PaperGatewayOptions } from './paper-gateway.js';
+import { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence } from './paper-gateway.js';
 import { createCooldown, type Cooldown, type RetryOptions } from './retry-policy.js';
 
 /*
@@ -19,8 +19,9 @@ import { createCooldown, type Cooldown, type RetryOptions } from './retry-policy
  * client when the last one is released.
  *
  * `paper` credentials get a paper exchange per (credential, market type). Its account (balances,
- * positions, orders) is kept in memory for the life of the pool, even with no lease, so a
- * deployment that restarts finds its paper positions again; it is lost on restart.
+ * positions, orders) is kept for the life of the pool, even with no lease, and, with
+ * `paper.persistence`, in the Store: then it survives restarts and is one account across
+ * processes.
  */
 
 /** A credential with its secrets opened (`CredentialService.openSecrets`): server-side only. */
@@ -36,7 +37,10 @@ export type PoolMarketType = 'LINEAR' | 'SPOT';
 
 export interface ExchangeClientPoolOptions {
   /** Price source and settings of paper accounts. Without it, `paper` credentials cannot be used. */
-  paper?: Omit<PaperGatewayOptions, 'marketType'>;
+  paper?: Omit<PaperGatewayOptions, 'marketType' | 'persistence'> & {
+    /** Where each paper account is kept (`createStorePaperPersistence`). Default: memory only. */
+    persistence?: (credentialId: string, marketType: PoolMarketType) => PaperPersistence;
+  };
   /** Builds a ccxt exchange by id with the given config. Default: `createCcxtExchange` (loads ccxt on first use). */
   createExchange?: (exchangeId: string, config: Record<string, unknown>) => Promise<Exchange>;
   retry?: RetryOptions;
@@ -101,7 +105,8 @@ export function createExchangeClientPool(options: ExchangeClientPoolOptions = {}
     const key = `${credential.id}#${marketType}`;
     let gateway = paperAccounts.get(key);
     if (!gateway) {
-      gateway = createPaperGateway({ ...options.paper, marketType });
+      const { persistence, ...paper } = options.paper;
+      gateway = createPaperGateway({ ...paper, marketType, ...(persistence ? { persistence: persistence(credential.id, marketType) } : {}) });
       paperAccounts.set(key, gateway);
     }
     return gateway;

@@ -5,7 +5,8 @@
  */
 export { CCXT_EXCHANGE_IDS, PAPER_EXCHANGE_ID, isKnownExchange } from './ccxt-exchanges.js';
 export { createCcxtGateway, type CcxtGatewayOptions } from './ccxt-gateway.js';
-export { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPriceSource } from './paper-gateway.js';
+export { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence, type PaperPriceSource } from './paper-gateway.js';
+export { createStorePaperPersistence } from './paper-persistence.js';
 export { createCandlePriceSource, type CandlePriceSourceOptions } from './candle-price-source.js';
 export { createExchangeClientPool, type ExchangeClientPool, type ExchangeClientPoolOptions, type PoolCredential, type PoolMarketType } from './exchange-client-pool.js';
 export { createOrderPlacement, type OrderPlacement, type PlaceOrderInput } from './order-placement.js';

@@ -22,7 +22,7 @@ export interface PaperSymbol {
   settle: string | null;
 }
 
-interface Position {
+export interface PaperPosition {
   /** Signed: > 0 long, < 0 short. */
   qty: number;
   entry: number;
@@ -40,16 +40,34 @@ export interface PaperAccount {
   openSymbols(): string[];
   balance(marks: ReadonlyMap<string, number>): ExchangeBalance;
   positions(symbols: readonly string[], marks: ReadonlyMap<string, number>): ExchangePosition[];
+  /** The account as plain data: `createPaperAccount({ ..., state })` continues from it. */
+  state(): PaperAccountState;
+}
+
+/** A paper account's balances, positions and last marks, as plain (JSON-safe) data. */
+export interface PaperAccountState {
+  wallet: Array<[currency: string, amount: number]>;
+  positions: Array<[symbol: string, position: PaperPosition]>;
+  settleOf: Array<[symbol: string, currency: string]>;
+  lastMarks: Array<[symbol: string, price: number]>;
 }
 
 /** A tiny tolerance for float dust when a position is closed in full. */
 const DUST = 1e-12;
 
-export function createPaperAccount(config: { initialBalance: Record<string, number>; leverage: number; linear: boolean; settle: string }): PaperAccount {
-  const wallet = new Map<string, number>(Object.entries(config.initialBalance));
-  const positions = new Map<string, Position>();
+export function createPaperAccount(config: {
+  initialBalance: Record<string, number>;
+  leverage: number;
+  linear: boolean;
+  settle: string;
+  /** A saved state to continue from (then `initialBalance` is not used). */
+  state?: PaperAccountState;
+}): PaperAccount {
+  const saved = config.state;
+  const wallet = new Map<string, number>(saved ? saved.wallet : Object.entries(config.initialBalance));
+  const positions = new Map<string, PaperPosition>(saved?.positions.map(([s, p]) => [s, { ...p }]));
   /** Settle currency of each symbol with a position (LINEAR). */
-  const settleOf = new Map<string, string>();
+  const settleOf = new Map<string, string>(saved?.settleOf);
   const lev = config.leverage;
   const get = (currency: string) => wallet.get(currency) ?? 0;
   const add = (currency: string, amount: number) => wallet.set(currency, get(currency) + amount);
@@ -68,7 +86,7 @@ export function createPaperAccount(config: { initialBalance: Record<string, numb
   }
 
   /** The marks the account last saw, kept so that `refusal` values other positions fairly. */
-  const lastMarks = new Map<string, number>();
+  const lastMarks = new Map<string, number>(saved?.lastMarks);
 
   return {
     refusal(market, side, quantity, price, feeRate) {
@@ -108,7 +126,7 @@ export function createPaperAccount(config: { initialBalance: Record<string, numb
       const settle = market.settle ?? config.settle;
       settleOf.set(market.symbol, settle);
       add(settle, -fee);
-      const p = positions.get(market.symbol) ?? { qty: 0, entry: 0, margin: 0 };
+      const p: PaperPosition = positions.get(market.symbol) ?? { qty: 0, entry: 0, margin: 0 };
       if (p.qty === 0 || p.qty > 0 === side > 0) {
         const size = Math.abs(p.qty) + quantity;
         positions.set(market.symbol, { qty: p.qty + side * quantity, entry: (Math.abs(p.qty) * p.entry + quantity * price) / size, margin: p.margin + (quantity * price) / lev });
@@ -171,6 +189,15 @@ export function createPaperAccount(config: { initialBalance: Record<string, numb
         });
       }
       return result;
+    },
+
+    state() {
+      return {
+        wallet: [...wallet],
+        positions: [...positions].map(([s, p]) => [s, { ...p }]),
+        settleOf: [...settleOf],
+        lastMarks: [...lastMarks],
+      };
     },
   };
 }

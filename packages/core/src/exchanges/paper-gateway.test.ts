@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ExchangeGatewayError, type CreateOrderRequest } from '../ports/exchange-gateway.js';
 import { newClientOrderId } from './client-order-id.js';
-import { createPaperGateway, type PaperGatewayOptions } from './paper-gateway.js';
+import { createMemoryStore } from '../testing/memory-store.js';
+import { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence } from './paper-gateway.js';
+import { createStorePaperPersistence } from './paper-persistence.js';
 
 const BTC = 'BTC/USDT:USDT';
 const ETH = 'ETH/USDT:USDT';
@@ -238,5 +240,74 @@ describe('createPaperGateway (SPOT)', () => {
       'invalid_order',
     );
     expect((await rejection(paper.market('BTC/USDT:USDT'))).reason).toBe('bad_symbol');
+  });
+});
+
+describe('createPaperGateway with persistence in the Store', () => {
+  const clock = { now: () => new Date('2026-01-01T00:00:00.000Z') };
+
+  /** Gateways over one saved account, as processes sharing a Store would have; `faults` makes the next saves throw. */
+  function shared() {
+    const store = createMemoryStore();
+    const table: Record<string, number> = { [BTC]: 100, [ETH]: 10 };
+    const faults = { saves: 0 };
+    const base = createStorePaperPersistence(store, clock, 'cred_paper', 'LINEAR');
+    const persistence: PaperPersistence = {
+      load: () => base.load(),
+      save: async (state, version) => {
+        if (faults.saves > 0) {
+          faults.saves--;
+          throw new Error('database is down');
+        }
+        return base.save(state, version);
+      },
+    };
+    const gateway = () => createPaperGateway({ prices: (symbol) => table[symbol], fees, initialBalance: 10_000, persistence });
+    const order = (paper: PaperGateway, request: Omit<CreateOrderRequest, 'clientOrderId'> & { clientOrderId?: string }) =>
+      paper.createOrder({ clientOrderId: newClientOrderId(), ...request });
+    return { store, table, gateway, order, faults };
+  }
+
+  it('keeps balances, positions and orders for the next instance (a restart)', async () => {
+    const { gateway, order } = shared();
+    const before = gateway();
+    const filled = await order(before, { symbol: BTC, side: 'buy', type: 'market', quantity: 2 });
+    const resting = await order(before, { symbol: ETH, side: 'buy', type: 'limit', price: 9, quantity: 1 });
+    const balance = await before.fetchBalance();
+
+    const after = gateway();
+    expect(await after.fetchPositions([BTC])).toEqual(await before.fetchPositions([BTC]));
+    expect(await after.fetchBalance()).toEqual(balance);
+    expect(await after.fetchOrderByClientId(filled.clientOrderId!, BTC)).toEqual(filled);
+    expect((await after.fetchOpenOrders()).map((o) => o.exchangeOrderId)).toEqual([resting.exchangeOrderId]);
+    // New order ids continue after the saved ones.
+    const next = await order(after, { symbol: BTC, side: 'sell', type: 'market', quantity: 1 });
+    expect([filled.exchangeOrderId, resting.exchangeOrderId]).not.toContain(next.exchangeOrderId);
+  });
+
+  it('is one account for two instances (two processes), and loses no update when they trade at once', async () => {
+    const { gateway, order } = shared();
+    const a = gateway();
+    const b = gateway();
+    await order(a, { symbol: BTC, side: 'buy', type: 'market', quantity: 1 });
+    expect((await b.fetchPositions([BTC]))[0]?.quantity).toBe(1);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => order(i % 2 ? a : b, { symbol: BTC, side: 'buy', type: 'market', quantity: 0.5 })));
+    for (const paper of [a, b]) {
+      expect((await paper.fetchPositions([BTC]))[0]?.quantity).toBeCloseTo(6, 12);
+      // 6 units bought at 100 with the taker fee: the fees of every order left the wallet once.
+      expect((await paper.fetchBalance())['USDT']!.total).toBeCloseTo(10_000 - 6 * 100 * 0.002, 9);
+    }
+  });
+
+  it('answers UNAVAILABLE when the account cannot be saved, and keeps nothing of that call', async () => {
+    const { gateway, order, faults } = shared();
+    const paper = gateway();
+    faults.saves = 1;
+    const error = await rejection(order(paper, { symbol: BTC, side: 'buy', type: 'market', quantity: 1 }));
+    expect(error.reason).toBe('unavailable');
+    expect(await paper.fetchPositions([BTC])).toEqual([]);
+    expect((await paper.fetchBalance())['USDT']!.total).toBe(10_000);
+    await order(paper, { symbol: BTC, side: 'buy', type: 'market', quantity: 1 });
+    expect((await gateway().fetchPositions([BTC]))[0]?.quantity).toBe(1);
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '../ports/exchange-gateway.js';
 import { CLIENT_ORDER_ID_PATTERN } from './client-order-id.js';
 import { PAPER_EXCHANGE_ID } from './ccxt-exchanges.js';
-import { createPaperAccount, type PaperSymbol } from './paper-account.js';
+import { createPaperAccount, type PaperAccountState, type PaperSymbol } from './paper-account.js';
 
 /*
  * `paper`: the built-in simulated exchange, so a deployment runs offline with no set-up.
@@ -35,9 +35,12 @@ import { createPaperAccount, type PaperSymbol } from './paper-account.js';
  * resting orders and fills what it can. One call reads each symbol's price once: that read is
  * the tick everything in the call fills against.
  *
- * State (balances, positions, orders) lives in this object's memory: one paper account per
- * gateway, which `createExchangeClientPool` keeps per credential for the life of the process.
- * It is lost on restart.
+ * State (balances, positions, orders, the last 500 closed orders) lives in this object's memory,
+ * and, with `persistence`, in the Store: every operation starts from the saved state if another
+ * process saved a newer one, and saves what it changed with a compare-and-set on the version;
+ * when another process saved first, the operation runs again on that state (the paper exchange
+ * has no effect outside its state, so running an operation again is safe). So a paper account
+ * survives restarts and is one account for every process trading on it.
  */
 
 /** Where the paper exchange reads prices: the last price of a symbol, or null/undefined if it does not know the symbol. */
@@ -59,6 +62,29 @@ export interface PaperGatewayOptions {
   symbols?: readonly string[];
   /** Order timestamps. Default: the system clock. */
   clock?: Clock;
+  /** Where the account is kept between operations. Default: memory only (lost on restart). */
+  persistence?: PaperPersistence;
+}
+
+/** A paper account's saved state, as `PaperAccountRepository` keeps it for one (credential, market type). */
+export interface PaperPersistence {
+  /** The saved state and its version, or null if it was never saved. */
+  load(): Promise<{ state: string; version: number } | null>;
+  /** Saves `state` as version `version + 1` only if the saved version is still `version` (0: none); false otherwise. */
+  save(state: string, version: number): Promise<boolean>;
+}
+
+/** Closed orders kept (and answered by `fetchOrder`) besides every open one. */
+const KEEP_CLOSED_ORDERS = 500;
+/** Runs of an operation whose save another process beat, before giving up with `unavailable`. */
+const MAX_SAVE_ATTEMPTS = 5;
+
+interface SavedPaperState {
+  account: PaperAccountState;
+  orders: PaperOrder[];
+  nextId: number;
+  known: PaperSymbol[];
+  marks: Array<[string, number]>;
 }
 
 /** A paper exchange: the ExchangeGateway port, plus `poll()` to match resting orders now. */
@@ -92,32 +118,119 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
   const leverage = options.leverage ?? 1;
   const clock = options.clock ?? createSystemClock();
   const initial = options.initialBalance ?? 10_000;
-  const account = createPaperAccount({
-    initialBalance: typeof initial === 'number' ? { USDT: initial } : { ...initial },
-    leverage,
-    linear,
-    settle: 'USDT',
-  });
-  const orders = new Map<string, PaperOrder>();
-  const byClientId = new Map<string, string>();
-  const known = new Map<string, PaperSymbol>();
-  const marks = new Map<string, number>();
+  const newAccount = (state?: PaperAccountState) =>
+    createPaperAccount({
+      initialBalance: typeof initial === 'number' ? { USDT: initial } : { ...initial },
+      leverage,
+      linear,
+      settle: 'USDT',
+      ...(state ? { state } : {}),
+    });
+  let account = newAccount();
+  let orders = new Map<string, PaperOrder>();
+  let byClientId = new Map<string, string>();
+  let known = new Map<string, PaperSymbol>();
+  let marks = new Map<string, number>();
   let nextId = 1;
   let queue: Promise<unknown> = Promise.resolve();
+  const persistence = options.persistence;
+  /** The version of the saved state this object holds, and its text (0 and '' before the first save). */
+  let version = 0;
+  let savedText = '';
+
+  /** Forgets all but the newest `KEEP_CLOSED_ORDERS` closed orders. */
+  function prune() {
+    const closed = [...orders.values()].filter((o) => o.status !== 'open');
+    for (const o of closed.slice(0, Math.max(0, closed.length - KEEP_CLOSED_ORDERS))) {
+      orders.delete(o.exchangeOrderId);
+      byClientId.delete(o.clientOrderId!);
+    }
+  }
+
+  function stateText(): string {
+    const state: SavedPaperState = { account: account.state(), orders: [...orders.values()], nextId, known: [...known.values()], marks: [...marks] };
+    return JSON.stringify(state);
+  }
+
+  function restore(text: string) {
+    const state = JSON.parse(text) as SavedPaperState;
+    account = newAccount(state.account);
+    orders = new Map(state.orders.map((o) => [o.exchangeOrderId, o]));
+    byClientId = new Map(state.orders.map((o) => [o.clientOrderId!, o.exchangeOrderId]));
+    nextId = state.nextId;
+    known = new Map(state.known.map((s) => [s.symbol, s]));
+    marks = new Map(state.marks);
+  }
+
+  /** Takes the saved state if it is not the one held here (another process saved, or a save failed here). */
+  async function refresh(store: PaperPersistence) {
+    const saved = await store.load();
+    if (saved === null) {
+      if (version === 0) return;
+      account = newAccount();
+      orders = new Map();
+      byClientId = new Map();
+      known = new Map();
+      marks = new Map();
+      nextId = 1;
+      version = 0;
+      savedText = '';
+    } else if (saved.version !== version) {
+      restore(saved.state);
+      version = saved.version;
+      savedText = saved.state;
+    }
+  }
   /** Prices read during the current operation: each operation reads each symbol's price once (one tick). */
   let tick = new Map<string, number | null>();
 
   const error = (reason: ConstructorParameters<typeof ExchangeGatewayError>[1], message: string, clientOrderId?: string) =>
     new ExchangeGatewayError(PAPER_EXCHANGE_ID, reason, message, clientOrderId === undefined ? undefined : { clientOrderId });
 
-  /** Runs one operation at a time, so price reads never interleave with fills. */
+  /**
+   * Runs one operation at a time, so price reads never interleave with fills; with
+   * `persistence`, on the newest saved state, saving what it changed (even when it then throws).
+   */
   function serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const run = async () => {
+    const once = async (): Promise<{ saved: boolean; run: () => T }> => {
       tick = new Map();
       try {
-        return await fn();
+        if (persistence) await refresh(persistence);
+        let run: () => T;
+        try {
+          const value = await fn();
+          run = () => value;
+        } catch (failure) {
+          run = () => {
+            throw failure;
+          };
+        }
+        prune();
+        if (!persistence) return { saved: true, run };
+        const text = stateText();
+        if (text === savedText) return { saved: true, run };
+        let saved: boolean;
+        try {
+          saved = await persistence.save(text, version);
+        } catch {
+          // What this operation did is not kept: the next one starts again from the saved state.
+          version = -1;
+          throw error('unavailable', 'paper: the account could not be saved; nothing was done, try again');
+        }
+        if (!saved) return { saved: false, run };
+        version++;
+        savedText = text;
+        return { saved: true, run };
       } finally {
         tick = new Map();
+      }
+    };
+    const run = async () => {
+      for (let attempt = 1; ; attempt++) {
+        const outcome = await once();
+        if (outcome.saved) return outcome.run();
+        // Another process saved first: the next run starts from its state.
+        if (attempt >= MAX_SAVE_ATTEMPTS) throw error('unavailable', 'paper: the account kept changing in another process; try again');
       }
     };
     const result = queue.then(run, run);

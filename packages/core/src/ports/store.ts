@@ -323,6 +323,30 @@ export interface CredentialRepository {
   delete(userId: string, id: string): Promise<boolean>;
 }
 
+/** The saved state of a paper account (the built-in simulated exchange): text only the paper exchange reads, and its version. */
+export interface PaperAccountRecord {
+  state: string;
+  /** 1 for the first save, then one more per save. */
+  version: number;
+}
+
+/**
+ * Paper accounts, one per (credential, market type), kept between operations so that they
+ * survive restarts and are shared by every process trading on them.
+ */
+export interface PaperAccountRepository {
+  /** The account's saved state, or null if it was never saved. */
+  load(credentialId: string, marketType: string): Promise<PaperAccountRecord | null>;
+  /**
+   * Saves `state` as version `expectedVersion + 1` only if the stored version is still
+   * `expectedVersion` (0: nothing stored yet), in one statement: of two writers that loaded the
+   * same version exactly one succeeds. False if another writer saved first.
+   */
+  save(credentialId: string, marketType: string, state: string, expectedVersion: number, updatedAt: string): Promise<boolean>;
+  /** Deletes every saved account of the credential. */
+  deleteForCredential(credentialId: string): Promise<void>;
+}
+
 export type OrderRecordStatus = 'pending' | 'open' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected';
 
 /**
@@ -403,6 +427,7 @@ export interface StoreRepositories {
   // Live trading (credentials and orders)
   credentials: CredentialRepository;
   orders: OrderRepository;
+  paperAccounts: PaperAccountRepository;
   // Marketplace and billing (see store-marketplace-billing.ts)
   listings: ListingRepository;
   purchases: PurchaseRepository;

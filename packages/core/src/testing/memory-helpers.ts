@@ -12,3 +12,22 @@ export function newestFirst<T extends { createdAt: string; id: string }>(rows: I
     .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
     .slice(0, page.limit);
 }
+
+/**
+ * A write whose outcome depends on the state (a conditional insert, a compare-and-set): inside
+ * a transaction it runs on the draft and again at commit on the live state; if the outcome
+ * differs there (a write outside the transaction changed it meanwhile), the commit fails
+ * instead of committing a decision that no longer holds.
+ */
+export function stableChange<S, T>(decide: (state: S) => T, outcome: (result: T) => unknown): (state: S) => T {
+  let first: unknown;
+  let ran = false;
+  return (state) => {
+    const result = decide(state);
+    const o = outcome(result);
+    if (ran && o !== first) throw new Error('A concurrent write changed the outcome of this transaction');
+    ran = true;
+    first = o;
+    return result;
+  };
+}

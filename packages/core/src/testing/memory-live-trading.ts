@@ -4,22 +4,26 @@ import {
   type OrderRecord,
   type OrderRecordStatus,
   type PageRequest,
+  type PaperAccountRecord,
   type StoreRepositories,
 } from '../ports/store.js';
-import { definedFields, newestFirst } from './memory-helpers.js';
+import { definedFields, newestFirst, stableChange } from './memory-helpers.js';
 
-/** The live-trading part of the memory store's state: credentials and orders. */
+/** The live-trading part of the memory store's state: credentials, orders and paper accounts. */
 export interface LiveTradingState {
   credentials: Map<string, CredentialRecord>;
   orders: Map<string, OrderRecord>;
   /** Order id by client order id. */
   ordersByClientId: Map<string, string>;
+  /** By `credentialId#marketType`. */
+  paperAccounts: Map<string, PaperAccountRecord & { credentialId: string }>;
 }
 
 export const emptyLiveTradingState = (): LiveTradingState => ({
   credentials: new Map(),
   orders: new Map(),
   ordersByClientId: new Map(),
+  paperAccounts: new Map(),
 });
 
 /** Maps copied, records shared (records are replaced, never mutated). */
@@ -27,10 +31,11 @@ export const cloneLiveTradingState = (s: LiveTradingState): LiveTradingState => 
   credentials: new Map(s.credentials),
   orders: new Map(s.orders),
   ordersByClientId: new Map(s.ordersByClientId),
+  paperAccounts: new Map(s.paperAccounts),
 });
 
 type Change<T> = (state: LiveTradingState) => T;
-type LiveTradingRepositories = Pick<StoreRepositories, 'credentials' | 'orders'>;
+type LiveTradingRepositories = Pick<StoreRepositories, 'credentials' | 'orders' | 'paperAccounts'>;
 
 const copyCredential = (c: CredentialRecord): CredentialRecord => ({ ...c, secrets: new Uint8Array(c.secrets) });
 const copyOrder = (o: OrderRecord): OrderRecord => ({ ...o });
@@ -67,6 +72,31 @@ export function memoryLiveTradingRepositories(get: () => LiveTradingState, write
           if (!c || c.userId !== userId) return false;
           s.credentials.delete(id);
           return true;
+        });
+      },
+    },
+
+    paperAccounts: {
+      async load(credentialId, marketType) {
+        const a = get().paperAccounts.get(`${credentialId}#${marketType}`);
+        return a ? { state: a.state, version: a.version } : null;
+      },
+      async save(credentialId, marketType, state, expectedVersion) {
+        const key = `${credentialId}#${marketType}`;
+        return write(
+          stableChange(
+            (s: LiveTradingState) => {
+              if ((s.paperAccounts.get(key)?.version ?? 0) !== expectedVersion) return false;
+              s.paperAccounts.set(key, { credentialId, state, version: expectedVersion + 1 });
+              return true;
+            },
+            (saved) => saved,
+          ),
+        );
+      },
+      async deleteForCredential(credentialId) {
+        write((s) => {
+          for (const [key, a] of s.paperAccounts) if (a.credentialId === credentialId) s.paperAccounts.delete(key);
         });
       },
     },

@@ -9,7 +9,7 @@ import type {
   SubscriptionRecord,
   UsageCounterRecord,
 } from '../ports/store.js';
-import { definedFields, newestFirst } from './memory-helpers.js';
+import { definedFields, newestFirst, stableChange } from './memory-helpers.js';
 
 /** The marketplace and billing part of the memory store's state. */
 export interface MarketplaceBillingState {
@@ -63,24 +63,7 @@ const key = (...parts: string[]) => JSON.stringify(parts);
 const pageOfCopies = <T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] =>
   newestFirst(rows, page).map((r) => structuredClone(r));
 
-/**
- * A write whose outcome depends on the state (a conditional insert, a compare-and-set): inside
- * a transaction it runs on the draft and again at commit on the live state; if the outcome
- * differs there (a write outside the transaction changed it meanwhile), the commit fails
- * instead of committing a decision that no longer holds.
- */
-function stable<T>(decide: (state: MarketplaceBillingState) => T, outcome: (result: T) => unknown): Change<T> {
-  let first: unknown;
-  let ran = false;
-  return (state) => {
-    const result = decide(state);
-    const o = outcome(result);
-    if (ran && o !== first) throw new Error('A concurrent write changed the outcome of this transaction');
-    ran = true;
-    first = o;
-    return result;
-  };
-}
+const stable = <T>(decide: (state: MarketplaceBillingState) => T, outcome: (result: T) => unknown): Change<T> => stableChange(decide, outcome);
 
 /** The memory store's marketplace and billing repositories over `get()`; every change goes through `write`. */
 export function memoryMarketplaceBillingRepositories(

@@ -152,6 +152,46 @@ export function describeLiveTradingContract(context: LiveTradingContext): void {
     });
   });
 
+  describe('paper accounts', () => {
+    it('saves with compare-and-set versions: the first save from 0, then from the version loaded; a stale version is refused', async () => {
+      const { store } = context();
+      const credentialId = uid('cred');
+      expect(await store.paperAccounts.load(credentialId, 'LINEAR')).toBeNull();
+      expect(await store.paperAccounts.save(credentialId, 'LINEAR', '{"v":1}', 0, at(1))).toBe(true);
+      expect(await store.paperAccounts.save(credentialId, 'LINEAR', '{"other":1}', 0, at(1))).toBe(false);
+      expect(await store.paperAccounts.load(credentialId, 'LINEAR')).toEqual({ state: '{"v":1}', version: 1 });
+      expect(await store.paperAccounts.save(credentialId, 'LINEAR', '{"v":2}', 1, at(2))).toBe(true);
+      expect(await store.paperAccounts.save(credentialId, 'LINEAR', '{"stale":1}', 1, at(3))).toBe(false);
+      expect(await store.paperAccounts.load(credentialId, 'LINEAR')).toEqual({ state: '{"v":2}', version: 2 });
+      // Market types are separate accounts.
+      expect(await store.paperAccounts.load(credentialId, 'SPOT')).toBeNull();
+    });
+
+    it('lets exactly one of concurrent saves from the same version through', async () => {
+      const { store } = context();
+      const credentialId = uid('cred');
+      await store.paperAccounts.save(credentialId, 'LINEAR', 'base', 0, at(1));
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store.paperAccounts.save(credentialId, 'LINEAR', `writer ${i}`, 1, at(2))));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const saved = await store.paperAccounts.load(credentialId, 'LINEAR');
+      expect(saved?.version).toBe(2);
+      expect(saved?.state).toBe(`writer ${results.indexOf(true)}`);
+    });
+
+    it("deletes a credential's accounts and no other's", async () => {
+      const { store } = context();
+      const [a, b] = [uid('cred'), uid('cred')];
+      for (const id of [a, b]) {
+        await store.paperAccounts.save(id, 'LINEAR', 'x', 0, at(1));
+        await store.paperAccounts.save(id, 'SPOT', 'y', 0, at(1));
+      }
+      await store.paperAccounts.deleteForCredential(a);
+      expect(await store.paperAccounts.load(a, 'LINEAR')).toBeNull();
+      expect(await store.paperAccounts.load(a, 'SPOT')).toBeNull();
+      expect(await store.paperAccounts.load(b, 'SPOT')).toEqual({ state: 'y', version: 1 });
+    });
+  });
+
   describe('orders', () => {
     it('finds an inserted order by id (scoped) and by client order id (not scoped), as stored', async () => {
       const { store, userId, otherUserId } = context();

@@ -6,6 +6,7 @@ import { credentialsAndOrdersMigration } from './0003-credentials-and-orders.js'
 import { marketplaceAndBillingMigration } from './0004-marketplace-and-billing.js';
 import { deploymentLogsMigration } from './0005-deployment-logs.js';
 import { deploymentLeasesMigration } from './0006-deployment-leases.js';
+import { paperAccountsMigration } from './0007-paper-accounts.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -21,6 +22,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0004-marketplace-and-billing': marketplaceAndBillingMigration(dialect),
         '0005-deployment-logs': deploymentLogsMigration(dialect),
         '0006-deployment-leases': deploymentLeasesMigration(dialect),
+        '0007-paper-accounts': paperAccountsMigration(dialect),
       };
     },
   };

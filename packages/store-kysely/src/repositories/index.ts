@@ -5,6 +5,7 @@ import { createCandleRepository } from './candles.js';
 import { createCredentialRepository } from './credentials.js';
 import { createDeploymentLogRepository, createDeploymentRepository } from './deployments.js';
 import { createOrderRepository } from './orders.js';
+import { createPaperAccountRepository } from './paper-accounts.js';
 import {
   createBillingCustomerRepository,
   createLocalInvoiceRepository,
@@ -31,6 +32,7 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     candles: createCandleRepository(context),
     credentials: createCredentialRepository(context),
     orders: createOrderRepository(context),
+    paperAccounts: createPaperAccountRepository(context),
     // Marketplace and billing
     listings: createListingRepository(context),
     purchases: createPurchaseRepository(context),
