@@ -35,7 +35,7 @@ import { createPaperAccount, type PaperAccountState, type PaperSymbol } from './
  * resting orders and fills what it can. One call reads each symbol's price once: that read is
  * the tick everything in the call fills against.
  *
- * State (balances, positions, orders, the last 500 closed orders) lives in this object's memory,
+ * State (balances, positions, open orders, the last 200 closed ones) lives in this object's memory,
  * and, with `persistence`, in the Store: every operation starts from the saved state if another
  * process saved a newer one, and saves what it changed with a compare-and-set on the version;
  * when another process saved first, the operation runs again on that state (the paper exchange
@@ -75,7 +75,7 @@ export interface PaperPersistence {
 }
 
 /** Closed orders kept (and answered by `fetchOrder`) besides every open one. */
-const KEEP_CLOSED_ORDERS = 500;
+const KEEP_CLOSED_ORDERS = 200;
 /** Runs of an operation whose save another process beat, before giving up with `unavailable`. */
 const MAX_SAVE_ATTEMPTS = 5;
 
@@ -147,8 +147,12 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
     }
   }
 
+  /**
+   * The saved form of the account. Prices seen are left out: they change at every read, and
+   * saving them would write the account on every call; after a restore they are read again.
+   */
   function stateText(): string {
-    const state: SavedPaperState = { account: account.state(), orders: [...orders.values()], nextId, known: [...known.values()], marks: [...marks] };
+    const state: SavedPaperState = { account: { ...account.state(), lastMarks: [] }, orders: [...orders.values()], nextId, known: [...known.values()], marks: [] };
     return JSON.stringify(state);
   }
 
