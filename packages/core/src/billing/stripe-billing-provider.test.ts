@@ -9,6 +9,7 @@ import type { Store } from '../ports/store.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
 import { createMarketplaceServices } from '../marketplace/create-marketplace-services.js';
+import { createStrategyService } from '../strategies/strategy-service.js';
 import { createBillingServices, stripeBilling } from './create-billing-services.js';
 import type { StripeBillingConfig } from './stripe-billing-provider.js';
 
@@ -324,6 +325,17 @@ describe('Stripe billing provider (real stripe client, local fake API)', () => {
     expect((await billing.subscriptions.get(userId)).tier).toBe('pro');
   });
 
+  /** A signed `checkout.session.expired` event of a purchase's checkout. */
+  function expiredCheckout(eventId: string, sessionId: string, purchaseId: string) {
+    return signed({
+      id: eventId,
+      object: 'event',
+      type: 'checkout.session.expired',
+      created: nowSeconds(),
+      data: { object: { id: sessionId, object: 'checkout.session', mode: 'payment', status: 'expired', payment_status: 'unpaid', metadata: { purchaseId } } },
+    });
+  }
+
   async function paidListing(sellerId: string) {
     const now = new Date().toISOString();
     const listing = {
@@ -383,18 +395,29 @@ describe('Stripe billing provider (real stripe client, local fake API)', () => {
     const buyer = newId('user');
     const listing = await paidListing(newId('user'));
     const pending = await marketplace.purchases.purchase(buyer, listing.id);
-    const expired = signed({
-      id: 'evt_expired',
-      object: 'event',
-      type: 'checkout.session.expired',
-      created: nowSeconds(),
-      data: { object: { id: 'cs_e', object: 'checkout.session', mode: 'payment', status: 'expired', payment_status: 'unpaid', metadata: { purchaseId: pending.id } } },
-    });
+    const expired = expiredCheckout('evt_expired', 'cs_e', pending.id);
     await billing.events.handleWebhook(expired.rawBody, expired.headers);
     expect((await marketplace.purchases.list(buyer, {})).purchases[0]).toMatchObject({ id: pending.id, status: 'failed', checkoutUrl: null });
     const again = await marketplace.purchases.purchase(buyer, listing.id);
     expect(again).toMatchObject({ status: 'pending' });
     expect((await marketplace.purchases.list(buyer, {})).purchases.map((p) => p.id)).toEqual([again.id]);
+  });
+
+  it('a strategy whose purchase is being paid cannot be deleted; once the checkout expired it can', async () => {
+    const { billing, marketplace } = services();
+    const strategies = createStrategyService({ store, clock });
+    const [seller, buyer] = [newId('user'), newId('user')];
+    const strategy = await strategies.create(seller, { name: 'Edge', description: '', source: 'export function onCandle() {}', marketType: 'LINEAR' });
+    const listing = await marketplace.listings.create(seller, { strategyId: strategy.id, name: 'Edge', description: '', price: 2_500, tags: [] });
+    const pending = await marketplace.purchases.purchase(buyer, listing.id);
+    expect(pending.status).toBe('pending');
+    await marketplace.listings.unlist(seller, listing.id);
+    await expect(strategies.delete(seller, strategy.id)).rejects.toMatchObject({ code: 'CONFLICT', details: { pendingPurchases: 1 } });
+
+    const expired = expiredCheckout('evt_expired_delete', 'cs_d', pending.id);
+    await billing.events.handleWebhook(expired.rawBody, expired.headers);
+    await strategies.delete(seller, strategy.id);
+    await expect(strategies.get(seller, strategy.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('Stripe answering 500 is UNAVAILABLE (503) and leaves no purchase behind; it works once Stripe is back', async () => {

@@ -114,6 +114,8 @@ export interface PurchaseRepository {
   list(buyerId: string, page: PageRequest): Promise<PurchaseRecord[]>;
   /** The buyer's completed purchases of any listing of this strategy, newest first. */
   listCompletedForStrategy(buyerId: string, strategyId: string): Promise<PurchaseRecord[]>;
+  /** How many purchases of the seller's strategy (any listing, any buyer) are `pending`: checkouts neither paid nor expired yet. */
+  countPendingForStrategy(sellerId: string, strategyId: string): Promise<number>;
   /**
    * Applies `patch` only if the purchase is in one of the `from` statuses (a compare-and-set, as
    * `BacktestRepository.transition`). Returns the updated record, or null. Not scoped to a

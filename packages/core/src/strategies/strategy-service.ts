@@ -136,6 +136,14 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
         }
         const listed = listings.find((l) => l.status === 'listed');
         if (listed) throw new StratboxError('CONFLICT', `Strategy ${id} is listed on the marketplace (listing ${listed.id}); unlist it first`, { listingId: listed.id });
+        const paying = listings.length > 0 ? await tx.purchases.countPendingForStrategy(userId, id) : 0;
+        if (paying > 0) {
+          throw new StratboxError(
+            'CONFLICT',
+            `Strategy ${id} has ${paying} purchase(s) being paid; it can be deleted once they are paid (then never) or their checkout expired`,
+            { pendingPurchases: paying },
+          );
+        }
         await tx.strategies.delete(userId, id);
       });
     },

@@ -189,6 +189,9 @@ export function memoryMarketplaceBillingRepositories(
           { limit: Number.MAX_SAFE_INTEGER },
         );
       },
+      async countPendingForStrategy(sellerId, strategyId) {
+        return [...get().purchases.values()].filter((p) => p.sellerId === sellerId && p.strategyId === strategyId && p.status === 'pending').length;
+      },
       async transition(id, from, patch) {
         const statuses = [...from];
         const defined = structuredClone(definedFields(patch));

@@ -311,6 +311,23 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.purchases.listCompletedForStrategy(userId, uid('str'))).toEqual([]);
     });
 
+    it("counts the pending purchases of a seller's strategy, from every buyer and listing", async () => {
+      const { store, userId, otherUserId } = context();
+      const [sellerId, strategyId] = [uid('usr'), uid('str')];
+      for (const p of [
+        purchase(userId, { sellerId, strategyId }),
+        purchase(otherUserId, { sellerId, strategyId }),
+        purchase(userId, { sellerId, strategyId, status: 'completed', completedAt: at(1) }),
+        purchase(otherUserId, { sellerId, strategyId, status: 'failed' }),
+        purchase(userId, { sellerId }),
+        purchase(userId, { strategyId }),
+      ]) {
+        await store.purchases.insertIfAbsent(p);
+      }
+      expect(await store.purchases.countPendingForStrategy(sellerId, strategyId)).toBe(2);
+      expect(await store.purchases.countPendingForStrategy(uid('usr'), strategyId)).toBe(0);
+    });
+
     it('transitions by compare-and-set: of two concurrent completions exactly one wins', async () => {
       const { store, userId } = context();
       const p = purchase(userId);

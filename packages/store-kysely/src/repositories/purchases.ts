@@ -83,6 +83,17 @@ export function createPurchaseRepository({ db }: QueryContext): PurchaseReposito
       return rows.map(toPurchase);
     },
 
+    async countPendingForStrategy(sellerId, strategyId) {
+      const row = await db
+        .selectFrom('purchases')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('seller_id', '=', sellerId)
+        .where('strategy_id', '=', strategyId)
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     async transition(id, from, patch) {
       if (from.length === 0) return null;
       const set: Updateable<PurchasesTable> = {};
