@@ -250,10 +250,16 @@ describe('createPaperGateway with persistence in the Store', () => {
   function shared() {
     const store = createMemoryStore();
     const table: Record<string, number> = { [BTC]: 100, [ETH]: 10 };
-    const faults = { saves: 0 };
+    const faults = { saves: 0, loads: 0 };
     const base = createStorePaperPersistence(store, clock, 'cred_paper', 'LINEAR');
     const persistence: PaperPersistence = {
-      load: () => base.load(),
+      load: async () => {
+        if (faults.loads > 0) {
+          faults.loads--;
+          throw new Error('database is down');
+        }
+        return base.load();
+      },
       save: async (state, version) => {
         if (faults.saves > 0) {
           faults.saves--;
@@ -299,7 +305,7 @@ describe('createPaperGateway with persistence in the Store', () => {
     }
   });
 
-  it('answers UNAVAILABLE when the account cannot be saved, and keeps nothing of that call', async () => {
+  it('answers UNAVAILABLE when the account cannot be saved or read, and keeps nothing of that call', async () => {
     const { gateway, order, faults } = shared();
     const paper = gateway();
     faults.saves = 1;
@@ -307,6 +313,9 @@ describe('createPaperGateway with persistence in the Store', () => {
     expect(error.reason).toBe('unavailable');
     expect(await paper.fetchPositions([BTC])).toEqual([]);
     expect((await paper.fetchBalance())['USDT']!.total).toBe(10_000);
+    faults.loads = 1;
+    expect((await rejection(order(paper, { symbol: BTC, side: 'buy', type: 'market', quantity: 1 }))).reason).toBe('unavailable');
+    expect(await paper.fetchPositions([BTC])).toEqual([]);
     await order(paper, { symbol: BTC, side: 'buy', type: 'market', quantity: 1 });
     expect((await gateway().fetchPositions([BTC]))[0]?.quantity).toBe(1);
   });

@@ -199,7 +199,13 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
     const once = async (): Promise<{ saved: boolean; run: () => T }> => {
       tick = new Map();
       try {
-        if (persistence) await refresh(persistence);
+        if (persistence) {
+          try {
+            await refresh(persistence);
+          } catch {
+            throw error('unavailable', 'paper: the account could not be read; nothing was done, try again');
+          }
+        }
         let run: () => T;
         try {
           const value = await fn();
