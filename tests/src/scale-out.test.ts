@@ -111,7 +111,8 @@ describe.runIf(available)('scale-out: 2 API processes and 2 worker processes on 
     // another user: the first test used most of the free plan's backtest allowance
     const key = (await createUserWithCli('ops2', env)).apiKey;
     const mine = [createStratboxClient({ baseUrl: api[0].baseUrl!, apiKey: key }), createStratboxClient({ baseUrl: api[1].baseUrl!, apiKey: key })] as const;
-    const busy = (await mine[1].strategies.create({ body: { name: 'busy', source: BUSY } })).id;
+    // Busier than BUSY: each run lasts a second or more, so the victim is killed with runs in flight.
+    const busy = (await mine[1].strategies.create({ body: { name: 'busy', source: BUSY.replace('i < 300', 'i < 1500') } })).id;
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
       const created = await mine[i % 2]!.backtests.create({
