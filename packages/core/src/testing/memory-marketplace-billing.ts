@@ -87,6 +87,23 @@ export function memoryMarketplaceBillingRepositories(
     );
   }
 
+  /** Applies the defined fields of `patch` to the record `id` if `owner` of it is `ownerId` (false otherwise). */
+  function updateOwned<R>(table: (s: MarketplaceBillingState) => Map<string, R>, owner: (r: R) => string, ownerId: string, id: string, patch: NoInfer<Partial<R>>) {
+    const defined = structuredClone(definedFields(patch));
+    return write(
+      stable(
+        (s) => {
+          const rows = table(s);
+          const r = rows.get(id);
+          if (!r || owner(r) !== ownerId) return false;
+          rows.set(id, { ...r, ...defined });
+          return true;
+        },
+        (r) => r,
+      ),
+    );
+  }
+
   return {
     listings: {
       async insert(listing) {
@@ -104,18 +121,7 @@ export function memoryMarketplaceBillingRepositories(
         return l && l.sellerId === sellerId ? copy(l) : null;
       },
       async update(sellerId, id, patch) {
-        const defined = structuredClone(definedFields(patch));
-        return write(
-          stable(
-            (s) => {
-              const l = s.listings.get(id);
-              if (!l || l.sellerId !== sellerId) return false;
-              s.listings.set(id, { ...l, ...defined });
-              return true;
-            },
-            (r) => r,
-          ),
-        );
+        return updateOwned((s) => s.listings, (l) => l.sellerId, sellerId, id, patch);
       },
       async search(criteria, page) {
         const text = criteria.text?.toLowerCase();
@@ -234,18 +240,7 @@ export function memoryMarketplaceBillingRepositories(
         return r && r.reviewerId === reviewerId ? copy(r) : null;
       },
       async update(reviewerId, id, patch) {
-        const defined = structuredClone(definedFields(patch));
-        return write(
-          stable(
-            (s) => {
-              const r = s.reviews.get(id);
-              if (!r || r.reviewerId !== reviewerId) return false;
-              s.reviews.set(id, { ...r, ...defined });
-              return true;
-            },
-            (r) => r,
-          ),
-        );
+        return updateOwned((s) => s.reviews, (r) => r.reviewerId, reviewerId, id, patch);
       },
       async listByListing(listingId, page) {
         return pageOfCopies([...get().reviews.values()].filter((r) => r.listingId === listingId), page);
