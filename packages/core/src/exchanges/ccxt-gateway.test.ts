@@ -1,6 +1,7 @@
 import ccxt from 'ccxt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-gateway.js';
+import { rejection } from '../testing/gateway-rejection.js';
+import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { createCcxtGateway } from './ccxt-gateway.js';
 import { newClientOrderId } from './client-order-id.js';
 import { createCooldown } from './retry-policy.js';
@@ -27,17 +28,6 @@ function binanceUsdmAt(baseUrl: string, overrides: { secret?: string } = {}) {
 
 const SYMBOL = 'BTC/USDT:USDT';
 const fastRetry = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 };
-
-async function rejection(promise: Promise<unknown>): Promise<ExchangeGatewayError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ExchangeGatewayError);
-  return error as ExchangeGatewayError;
-}
 
 describe('createCcxtGateway with the real binanceusdm class against a local fake', () => {
   let fake: FakeBinance;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExchangeGatewayError, type CreateOrderRequest } from '../ports/exchange-gateway.js';
+import { rejection } from '../testing/gateway-rejection.js';
+import type { CreateOrderRequest } from '../ports/exchange-gateway.js';
 import { newClientOrderId } from './client-order-id.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence } from './paper-gateway.js';
@@ -16,17 +17,6 @@ function setup(overrides: Partial<PaperGatewayOptions> = {}) {
   const order = (request: Omit<CreateOrderRequest, 'clientOrderId'> & { clientOrderId?: string }) =>
     paper.createOrder({ clientOrderId: newClientOrderId(), ...request });
   return { paper, table, order };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ExchangeGatewayError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ExchangeGatewayError);
-  return error as ExchangeGatewayError;
 }
 
 describe('createPaperGateway (LINEAR)', () => {
