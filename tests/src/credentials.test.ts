@@ -1,8 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonLogger, createStratbox, type Stratbox } from '@stratbox/core';
+import { listenLocally, type LocalServer } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { StratboxClientError, createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { createApp } from '@stratbox/example-server/create-app';
@@ -95,7 +95,7 @@ describe('credential secrets never leave the server', () => {
   const lines: string[] = [];
   const data = tempDataDir();
   let stratbox: Stratbox;
-  let server: Server;
+  let server: LocalServer;
   let baseUrl: string;
   let apiKey: string;
   const bodies: string[] = [];
@@ -126,15 +126,13 @@ describe('credential secrets never leave the server', () => {
     };
     const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
     stratbox = createStratbox({ store, logger: createJsonLogger({ level: 'debug', write: (line) => lines.push(line) }) });
-    server = createServer(createApp(stratbox, { logRequests: true }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenLocally(createServer(createApp(stratbox, { logRequests: true })));
+    baseUrl = server.url;
     apiKey = (await stratbox.users.createUser('alice')).apiKey;
   });
   afterAll(async () => {
     restore();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
     await stratbox.close();
     data.remove();
   });

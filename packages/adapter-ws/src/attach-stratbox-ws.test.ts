@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createSilentLogger, createStratbox, type Authenticator, type Stratbox } from '@stratbox/core';
 import { WS_CLOSE_CODES } from '@stratbox/core/contract';
+import { listenLocally } from '@stratbox/core/testing';
 import { attachStratboxWs } from './attach-stratbox-ws.js';
 import { resolveWsOptions } from './ws-options.js';
 
@@ -13,12 +13,9 @@ afterEach(async () => {
 });
 
 async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return (server.address() as AddressInfo).port;
+  const { port, close } = await listenLocally(server);
+  cleanups.push(close);
+  return port;
 }
 
 function stratboxWith(authenticate?: Authenticator): Stratbox {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createSilentLogger, createStratbox, type Stratbox, type StratboxConfig } from '@stratbox/core';
+import { listenLocally } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { createApp } from '@stratbox/example-server/create-app';
@@ -23,8 +23,7 @@ export async function startTestService(config: Omit<StratboxConfig, 'store'> = {
   const stratbox = createStratbox({ logger: createSilentLogger(), ...config, store });
   await stratbox.start();
   const server = createServer(createApp(stratbox, { logRequests: false }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { url: baseUrl, close: closeServer } = await listenLocally(server);
   return {
     baseUrl,
     stratbox,
@@ -34,8 +33,7 @@ export async function startTestService(config: Omit<StratboxConfig, 'store'> = {
       return { ...created, client: createStratboxClient({ baseUrl, apiKey: created.apiKey }) };
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer();
       await stratbox.close();
       data.remove();
     },

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { StratboxError } from '../errors/stratbox-error.js';
 import { createSilentLogger } from '../ports/logger.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import { listenLocally } from '../testing/listen-locally.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
 import { createMarketplaceServices } from '../marketplace/create-marketplace-services.js';
@@ -93,8 +93,7 @@ async function startFakeStripe() {
     if (idempotencyKey) byIdempotencyKey.set(idempotencyKey, data);
     send(200, data);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenLocally(server);
   return {
     port,
     requests,
@@ -102,16 +101,14 @@ async function startFakeStripe() {
     setMode(next: Mode) {
       mode = next;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close,
   };
 }
 
 /** A free local port: bound, then released. */
 async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const { port, close } = await listenLocally(createServer());
+  await close();
   return port;
 }
 

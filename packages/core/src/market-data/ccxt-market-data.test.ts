@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import ccxt from 'ccxt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import { listenLocally } from '../testing/listen-locally.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { createCcxtMarketData } from './ccxt-market-data.js';
 
@@ -121,13 +121,9 @@ async function startFakeBinance(): Promise<FakeBinance> {
     json(res, 404, { code: -5000, msg: `No route ${url.pathname}` });
   };
   const server: Server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  const local = await listenLocally(server);
+  fake.url = local.url;
+  fake.close = local.close;
   return fake;
 }
 

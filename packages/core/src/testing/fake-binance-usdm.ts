@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally } from './listen-locally.js';
 
 /*
  * A local stand-in for Binance USDT-margined futures: the endpoints ccxt's real binanceusdm
@@ -268,13 +268,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => handle(req, res, body));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  const local = await listenLocally(server);
+  fake.url = local.url;
+  fake.close = local.close;
   return fake;
 }
 

@@ -1,6 +1,7 @@
 /** `@stratbox/core/testing`: an in-memory Store and the Store contract suite every Store runs. */
 export { createMemoryStore } from './memory-store.js';
 export { describeStoreContract, type StoreFactory } from './store-contract.js';
+export { listenLocally, type LocalServer } from './listen-locally.js';
 export {
   startFakeBinance,
   FAKE_BINANCE_API_KEY,
