@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { NODE_ARGS, SERVER_DIR } from './paths.js';
+import { spawnExampleServer } from './server-process.js';
 
 export const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -88,49 +88,15 @@ export interface NodeProcess {
  * logged `ready` (`listening` for api/all, `worker ready` for a worker).
  */
 export async function startNode(env: Record<string, string>, ready: 'listening' | 'worker ready'): Promise<NodeProcess & { port?: number; baseUrl?: string }> {
-  const child = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
-    cwd: SERVER_DIR,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const entry = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`node did not get ready in time: ${stderr}`)), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let index: number;
-      while ((index = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, index);
-        buffer = buffer.slice(index + 1);
-        lines.push(line);
-        try {
-          const parsed = JSON.parse(line) as Record<string, unknown>;
-          if (parsed.msg === ready) {
-            clearTimeout(timer);
-            resolve(parsed);
-          }
-        } catch {
-          // not JSON: keep it in lines
-        }
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`node exited with ${code} before ${ready}: ${stderr}`));
-    });
-  });
-  const port = typeof entry.port === 'number' ? entry.port : undefined;
+  const node = await spawnExampleServer(env, ready, 60_000);
+  const port = typeof node.ready.port === 'number' ? node.ready.port : undefined;
   return {
-    child,
-    pid: child.pid!,
-    lines,
+    child: node.child,
+    pid: node.child.pid!,
+    lines: node.lines,
     ...(port ? { port, baseUrl: `http://127.0.0.1:${port}` } : {}),
     logs(msg) {
-      return lines.flatMap((line) => {
+      return node.lines.flatMap((line) => {
         try {
           const parsed = JSON.parse(line) as Record<string, unknown>;
           return parsed.msg === msg ? [parsed] : [];
@@ -139,11 +105,7 @@ export async function startNode(env: Record<string, string>, ready: 'listening' 
         }
       });
     },
-    stderr: () => stderr,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      return exited;
-    },
+    stderr: node.stderr,
+    stop: node.stop,
   };
 }

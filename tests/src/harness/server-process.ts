@@ -28,23 +28,36 @@ export function tempDataDir(): { dir: string; remove: () => void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** An example server process started by `spawnExampleServer`. */
+export interface ExampleServerProcess {
+  child: ChildProcess;
+  /** Every line printed on stdout so far. */
+  lines: string[];
+  stderr: () => string;
+  /** The JSON log entry with `msg === ready` the start waited for. */
+  ready: Record<string, unknown>;
+  /** Sends a signal and resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
 /**
  * Starts the example server as its own process, exactly as `pnpm start` does, on a free port,
- * and resolves once it logs that it is listening.
+ * with `env` over this process's, and resolves once it logged a JSON entry with `msg === ready`
+ * (and, for `listening`, its port); rejects if it exits first or after `timeoutMs`.
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function spawnExampleServer(env: Record<string, string>, ready: string, timeoutMs: number): Promise<ExampleServerProcess> {
   const child = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
     cwd: SERVER_DIR,
-    env: { ...process.env, ...ISOLATED_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
+  const entry = await new Promise<Record<string, unknown>>((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start in time: ${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not log ${ready} in time: ${stderr}`)), timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
       let index: number;
@@ -53,10 +66,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         buffer = buffer.slice(index + 1);
         lines.push(line);
         try {
-          const entry = JSON.parse(line) as { msg?: string; port?: number };
-          if (entry.msg === 'listening' && entry.port) {
+          const parsed = JSON.parse(line) as Record<string, unknown>;
+          if (parsed.msg === ready && (ready !== 'listening' || parsed.port)) {
             clearTimeout(timer);
-            resolve(entry.port);
+            resolve(parsed);
           }
         } catch {
           // not JSON: keep it in lines
@@ -65,21 +78,30 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+      reject(new Error(`server exited with ${code} before ${ready}: ${stderr}`));
     });
   });
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    port,
     child,
     lines,
     stderr: () => stderr,
+    ready: entry,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       return exited;
     },
   };
+}
+
+/**
+ * Starts the example server as its own process, exactly as `pnpm start` does, on a free port,
+ * and resolves once it logs that it is listening.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await spawnExampleServer({ ...ISOLATED_ENV, ...env }, 'listening', 30_000);
+  const port = server.ready.port as number;
+  return { baseUrl: `http://127.0.0.1:${port}`, port, child: server.child, lines: server.lines, stderr: server.stderr, stop: server.stop };
 }
 
 /** Runs `pnpm cli ...` (the example server's CLI) and resolves with its output. */
