@@ -15,7 +15,7 @@ import {
 import type { Logger } from '../ports/logger.js';
 import { classifyCcxtError, isRetryable, toGatewayError } from './ccxt-errors.js';
 import { toExchangeMarket, toExchangeOrder, toExchangePosition } from './ccxt-mapping.js';
-import { CLIENT_ORDER_ID_PATTERN } from './client-order-id.js';
+import { checkOrderRequest } from './check-order-request.js';
 import { createCooldown, createRetryPolicy, type Cooldown, type RetryOptions } from './retry-policy.js';
 
 /*
@@ -202,17 +202,6 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     return null;
   }
 
-  function checkRequest(request: CreateOrderRequest) {
-    const invalid = (message: string) => new ExchangeGatewayError(id, 'invalid_order', message, { clientOrderId: request.clientOrderId });
-    if (!CLIENT_ORDER_ID_PATTERN.test(request.clientOrderId)) throw invalid('A client order id is 1 to 36 characters of [A-Za-z0-9_-]');
-    if (!(Number.isFinite(request.quantity) && request.quantity > 0)) throw invalid(`Order quantity must be a positive number, got ${request.quantity}`);
-    if (request.type === 'limit' && !(Number.isFinite(request.price) && request.price! > 0)) throw invalid('A limit order needs a positive price');
-    if (request.type !== 'limit' && request.price !== undefined) throw invalid(`A ${request.type} order takes no price`);
-    if (request.type === 'stop' && !(Number.isFinite(request.stopPrice) && request.stopPrice! > 0)) throw invalid('A stop order needs a positive stopPrice');
-    if (request.type !== 'stop' && request.stopPrice !== undefined) throw invalid(`A ${request.type} order takes no stopPrice`);
-    if (request.reduceOnly && options.marketType === 'SPOT') throw invalid('Spot orders cannot be reduce-only');
-  }
-
   /** ccxt's createOrder arguments for a request. */
   function ccxtOrder(request: CreateOrderRequest) {
     const params: Record<string, unknown> = { clientOrderId: request.clientOrderId };
@@ -226,7 +215,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
   }
 
   async function createOrder(request: CreateOrderRequest): Promise<ExchangeOrder> {
-    checkRequest(request);
+    checkOrderRequest(id, options.marketType, request);
     const { clientOrderId } = request;
     const before = sent.get(clientOrderId);
     if (before !== undefined) {

@@ -7,7 +7,7 @@ import {
   type ExchangeOrder,
   type ExchangeOrderType,
 } from '../ports/exchange-gateway.js';
-import { CLIENT_ORDER_ID_PATTERN } from './client-order-id.js';
+import { checkOrderRequest } from './check-order-request.js';
 import { PAPER_EXCHANGE_ID } from './ccxt-exchanges.js';
 import { createPaperAccount, type PaperAccountState, type PaperSymbol } from './paper-account.js';
 
@@ -358,21 +358,10 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
     }
   }
 
-  function checkRequest(request: CreateOrderRequest) {
-    const invalid = (message: string) => error('invalid_order', message, request.clientOrderId);
-    if (!CLIENT_ORDER_ID_PATTERN.test(request.clientOrderId)) throw invalid('A client order id is 1 to 36 characters of [A-Za-z0-9_-]');
-    if (!(Number.isFinite(request.quantity) && request.quantity > 0)) throw invalid(`Order quantity must be a positive number, got ${request.quantity}`);
-    if (request.type === 'limit' && !(Number.isFinite(request.price) && request.price! > 0)) throw invalid('A limit order needs a positive price');
-    if (request.type !== 'limit' && request.price !== undefined) throw invalid(`A ${request.type} order takes no price`);
-    if (request.type === 'stop' && !(Number.isFinite(request.stopPrice) && request.stopPrice! > 0)) throw invalid('A stop order needs a positive stopPrice');
-    if (request.type !== 'stop' && request.stopPrice !== undefined) throw invalid(`A ${request.type} order takes no stopPrice`);
-    if (request.reduceOnly && !linear) throw invalid('Spot orders cannot be reduce-only');
-  }
-
   async function createOrder(request: CreateOrderRequest): Promise<ExchangeOrder> {
     const existing = byClientId.get(request.clientOrderId);
     if (existing !== undefined) return view(orders.get(existing)!);
-    checkRequest(request);
+    checkOrderRequest(PAPER_EXCHANGE_ID, linear ? 'LINEAR' : 'SPOT', request);
     const { info, price } = await symbolInfo(request.symbol);
     await pollNow();
     const side = request.side === 'buy' ? 1 : -1;
