@@ -1,5 +1,6 @@
 import type { Exchange, OHLCV } from 'ccxt';
 import { StratboxError, isStratboxError } from '../errors/stratbox-error.js';
+import { errorClassNames } from '../exchanges/ccxt-errors.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { CandleSeries, MarketData } from '../ports/market-data.js';
@@ -44,18 +45,6 @@ export interface CcxtMarketDataOptions {
  * (Binance's -1000/-1001). `ExchangeError`s (bad symbol, bad request, ...) are final.
  */
 const RETRYABLE = 'OperationFailed';
-
-/** The class names of a ccxt error and its ancestors (`RequestTimeout`, `NetworkError`, ...). */
-function errorClassNames(error: unknown): Set<string> {
-  const names = new Set<string>();
-  if (!(error instanceof Error)) return names;
-  names.add(error.name);
-  for (let proto = Object.getPrototypeOf(error); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
-    const ctor = (proto as { constructor?: { name?: string } }).constructor;
-    if (ctor?.name) names.add(ctor.name);
-  }
-  return names;
-}
 
 function isCcxtError(names: Set<string>): boolean {
   return names.has('BaseError') || names.has('ExchangeError') || names.has('OperationFailed');
