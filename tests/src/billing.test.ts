@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StratboxClientError, type StratboxClient } from '@stratbox/client';
 import { createLocalBillingProvider, createMemoryStore, localBilling, type BillingEvent, type StratboxConfig } from '@stratbox/core';
 import { startTestService, type TestService } from './harness/in-process.js';
+import { expectError } from './harness/client-errors.js';
 
 /*
  * Billing over real HTTP with the local provider: the free default, checkout, portal,
@@ -14,14 +15,6 @@ const WEBHOOK_SECRET = 'local-webhook-secret-for-tests';
 const signer = createLocalBillingProvider({ store: createMemoryStore(), clock: { now: () => new Date() }, webhookSecret: WEBHOOK_SECRET });
 
 type User = { userId: string; apiKey: string; client: StratboxClient };
-
-async function expectError(promise: Promise<unknown>, status: number, code: string): Promise<StratboxClientError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(StratboxClientError);
-  expect((error as StratboxClientError).status).toBe(status);
-  expect((error as StratboxClientError).code).toBe(code);
-  return error as StratboxClientError;
-}
 
 const SOURCE = 'export const meta = { timeframe: "1h" };\nexport function onCandle(ctx, c) {}\n';
 

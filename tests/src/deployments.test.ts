@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock, ExchangeGateway } from '@stratbox/core';
-import { StratboxClientError, type StratboxClient } from '@stratbox/client';
+import type { StratboxClient, StratboxClientError } from '@stratbox/client';
 import { startWsTestService, type WsTestService } from './harness/ws-service.js';
 import { sleep, waitFor } from './harness/deferred.js';
+import { failure } from './harness/client-errors.js';
 
 /*
  * Live deployments over real HTTP and WebSocket, on SQLite, with real sandbox child processes
@@ -47,12 +48,6 @@ function acceleratedClock(factor: number): Clock {
       return new Date(last);
     },
   };
-}
-
-async function failure(call: Promise<unknown>): Promise<StratboxClientError> {
-  const error = await call.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(StratboxClientError);
-  return error as StratboxClientError;
 }
 
 describe('live deployments on the paper exchange', () => {

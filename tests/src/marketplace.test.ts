@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StratboxClientError, type StratboxClient } from '@stratbox/client';
+import type { StratboxClient, StratboxClientError } from '@stratbox/client';
 import { backtestProgressChannel } from '@stratbox/core/contract';
 import { sleep } from './harness/deferred.js';
 import { openAuthedSocket } from './harness/ws-raw-client.js';
 import { startWsTestService, type WsTestService } from './harness/ws-service.js';
+import { expectError } from './harness/client-errors.js';
 
 /*
  * The marketplace over real HTTP (and WebSocket) with the local billing provider: publish,
@@ -22,14 +23,6 @@ export function onCandle(ctx, c) {
 `;
 
 type User = { userId: string; apiKey: string; client: StratboxClient };
-
-async function expectError(promise: Promise<unknown>, status: number, code: string): Promise<StratboxClientError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(StratboxClientError);
-  expect((error as StratboxClientError).status).toBe(status);
-  expect((error as StratboxClientError).code).toBe(code);
-  return error as StratboxClientError;
-}
 
 describe('marketplace over HTTP', () => {
   let service: WsTestService;

@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStratboxClient, StratboxClientError, type StratboxClient } from '@stratbox/client';
+import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess } from './harness/server-process.js';
+import { expectError } from './harness/client-errors.js';
 
 const SMA_V1 = 'export const meta = { timeframe: "1h" };\nexport function onCandle(ctx, candle) {}\n';
 const SMA_V2 = 'export const meta = { timeframe: "4h" };\nexport function onCandle(ctx, candle) { ctx.log(candle.close); }\n';
-
-async function expectError(promise: Promise<unknown>, status: number, code: string) {
-  const error = await promise.then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(StratboxClientError);
-  expect((error as StratboxClientError).status).toBe(status);
-  expect((error as StratboxClientError).code).toBe(code);
-}
 
 describe('the example server, started as `pnpm start` does, on SQLite', () => {
   const data = tempDataDir();
