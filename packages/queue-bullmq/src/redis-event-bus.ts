@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { StratboxError, type Channel, type ChannelData, type ChannelHandler, type EventBus, type Unsubscribe } from '@stratbox/core';
+import { StratboxError, deliverEvent, type Channel, type ChannelData, type ChannelHandler, type EventBus, type Unsubscribe } from '@stratbox/core';
 import { closeRedis, openRedis, type RedisConnection } from './connection.js';
 
 export interface RedisEventBusConfig {
@@ -96,15 +96,7 @@ export function createRedisEventBus(config: RedisEventBusConfig): EventBus {
       let active = true;
       let ready = false; // events that arrive before `subscribe` resolves were published before it
       const listener: Listener = (data) => {
-        if (!ready || !active || closed) return;
-        try {
-          const result = (handler as (data: unknown, channel: C) => unknown)(data, channel);
-          if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
-            (result as PromiseLike<unknown>).then(undefined, (error: unknown) => report(error, channel));
-          }
-        } catch (error) {
-          report(error, channel);
-        }
+        if (ready && active && !closed) deliverEvent(handler, data, channel, report);
       };
       let set = listeners.get(channel);
       const first = !set || set.size === 0;

@@ -2,6 +2,7 @@ import { EventEmitter } from 'eventemitter3';
 import type { Channel, ChannelData } from '../contract/ws.js';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { ChannelHandler, EventBus, Unsubscribe } from '../ports/event-bus.js';
+import { deliverEvent } from './deliver-event.js';
 
 export interface InProcessEventBusOptions {
   /** Called with whatever a handler throws (or rejects with). Default: ignored. Must not throw. */
@@ -52,15 +53,7 @@ export function createInProcessEventBus(options: InProcessEventBusOptions = {}):
       if (closed) throw new StratboxError('UNAVAILABLE', 'The event bus is closed');
       let active = true;
       const listener = (data: unknown) => {
-        if (!active) return;
-        try {
-          const result = (handler as (data: unknown, channel: C) => unknown)(data, channel);
-          if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
-            (result as PromiseLike<unknown>).then(undefined, (error: unknown) => report(error, channel));
-          }
-        } catch (error) {
-          report(error, channel);
-        }
+        if (active) deliverEvent(handler, data, channel, report);
       };
       emitter.on(channel, listener);
       return () => {

@@ -1,4 +1,5 @@
 export { createInProcessEventBus, type InProcessEventBusOptions } from './in-process-event-bus.js';
+export { deliverEvent } from './deliver-event.js';
 export {
   createChannelService,
   createStoreChannelResolvers,
