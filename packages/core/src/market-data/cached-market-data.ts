@@ -1,6 +1,6 @@
 import type { CandleRequest, CandleSeries, MarketData, TimeframeName } from '../ports/market-data.js';
 import type { CandleChunkRecord, CandleRepository, Store, StoreRepositories } from '../ports/store.js';
-import { allocateSeries, dayOf, dayStartMs, sliceSeries } from './candle-series.js';
+import { allocateSeries, dayOf, dayStartMs, mergeSeries, sliceSeries } from './candle-series.js';
 import { DAY_MS, daysBetween, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
 import { packCandleChunk, unpackCandleChunkInto } from './chunk-codec.js';
 import type { CandleProvider } from './composite-market-data.js';
@@ -47,37 +47,6 @@ function chunksToSeries(chunks: CandleChunkRecord[], symbol: string, timeframe: 
   let n = 0;
   for (const chunk of chunks) n += unpackCandleChunkInto(chunk, series, n, fromMs, toMs);
   return sliceSeries(series, 0, n);
-}
-
-/**
- * Merges two series sorted by time into one, sorted with unique times; on equal times the
- * candle of `preferred` wins.
- */
-function mergeSeries(base: CandleSeries, preferred: CandleSeries): CandleSeries {
-  const out = allocateSeries(preferred.symbol, preferred.timeframe, base.length + preferred.length);
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  const take = (s: CandleSeries, k: number) => {
-    out.time[n] = s.time[k]!;
-    out.open[n] = s.open[k]!;
-    out.high[n] = s.high[k]!;
-    out.low[n] = s.low[k]!;
-    out.close[n] = s.close[k]!;
-    out.volume[n] = s.volume[k]!;
-    n++;
-  };
-  while (i < base.length || j < preferred.length) {
-    const tb = i < base.length ? base.time[i]! : Infinity;
-    const tp = j < preferred.length ? preferred.time[j]! : Infinity;
-    if (tp <= tb) {
-      take(preferred, j++);
-      if (tp === tb) i++;
-    } else {
-      take(base, i++);
-    }
-  }
-  return sliceSeries(out, 0, n);
 }
 
 /** Splits a sorted series into [day, from, to) runs of candles opening on the same UTC day. */

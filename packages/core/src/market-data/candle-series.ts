@@ -30,6 +30,39 @@ export function sliceSeries(series: CandleSeries, from: number, to: number): Can
   };
 }
 
+/**
+ * Merges two series sorted by time into one, sorted with unique times; on equal times the
+ * candle of `preferred` wins. An empty side gives the other series itself.
+ */
+export function mergeSeries(base: CandleSeries, preferred: CandleSeries): CandleSeries {
+  if (base.length === 0) return preferred;
+  if (preferred.length === 0) return base;
+  const out = allocateSeries(preferred.symbol, preferred.timeframe, base.length + preferred.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  const take = (s: CandleSeries, k: number) => {
+    out.time[n] = s.time[k]!;
+    out.open[n] = s.open[k]!;
+    out.high[n] = s.high[k]!;
+    out.low[n] = s.low[k]!;
+    out.close[n] = s.close[k]!;
+    out.volume[n] = s.volume[k]!;
+    n++;
+  };
+  while (i < base.length || j < preferred.length) {
+    const tb = i < base.length ? base.time[i]! : Infinity;
+    const tp = j < preferred.length ? preferred.time[j]! : Infinity;
+    if (tp <= tb) {
+      take(preferred, j++);
+      if (tp === tb) i++;
+    } else {
+      take(base, i++);
+    }
+  }
+  return sliceSeries(out, 0, n);
+}
+
 /** Epoch ms of 00:00 UTC of a `YYYY-MM-DD` day. */
 export function dayStartMs(day: string): number {
   return Date.parse(`${day}T00:00:00.000Z`);

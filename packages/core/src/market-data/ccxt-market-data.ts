@@ -5,7 +5,7 @@ import { createSystemClock, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { CandleSeries, MarketData } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
-import { allocateSeries, dayOf, dayStartMs, sliceSeries } from './candle-series.js';
+import { allocateSeries, dayOf, dayStartMs, mergeSeries, sliceSeries } from './candle-series.js';
 import { DAY_MS, closedBoundary, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
 import { createStoreCandleCache } from './cached-market-data.js';
 
@@ -197,7 +197,7 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
       while (end < fetched.length && fetched.time[end]! < completeEnd) end++;
       if (end > 0) await cache.write(source, sliceSeries(fetched, 0, end));
     }
-    const series = fetched ? mergeDisjoint(cached.series, fetched) : cached.series;
+    const series = fetched ? mergeSeries(cached.series, fetched) : cached.series;
     let end = series.length;
     while (end > 0 && series.time[end - 1]! >= endMs) end--;
     const result = sliceSeries(series, 0, end);
@@ -243,26 +243,6 @@ function contiguousRuns(days: string[]): Array<{ first: string; last: string }> 
   return runs;
 }
 
-/** Merges two sorted series whose times never coincide (cached days and freshly fetched days). */
-function mergeDisjoint(a: CandleSeries, b: CandleSeries): CandleSeries {
-  if (a.length === 0) return b;
-  if (b.length === 0) return a;
-  const out = allocateSeries(a.symbol, a.timeframe, a.length + b.length);
-  let i = 0;
-  let j = 0;
-  for (let n = 0; n < out.length; n++) {
-    const fromA = j >= b.length || (i < a.length && a.time[i]! < b.time[j]!);
-    const s = fromA ? a : b;
-    const k = fromA ? i++ : j++;
-    out.time[n] = s.time[k]!;
-    out.open[n] = s.open[k]!;
-    out.high[n] = s.high[k]!;
-    out.low[n] = s.low[k]!;
-    out.close[n] = s.close[k]!;
-    out.volume[n] = s.volume[k]!;
-  }
-  return out;
-}
 
 /** The first UTC day of [startMs, endMs) on which no candle opens, or null. */
 function firstDayWithoutCandles(series: CandleSeries, startMs: number, endMs: number): string | null {
