@@ -15,6 +15,16 @@ export function allocateSeries(symbol: string, timeframe: TimeframeName, capacit
   };
 }
 
+/** Copies candle `k` of `from` to index `n` of `to`. */
+export function copyCandle(from: CandleSeries, k: number, to: CandleSeries, n: number): void {
+  to.time[n] = from.time[k]!;
+  to.open[n] = from.open[k]!;
+  to.high[n] = from.high[k]!;
+  to.low[n] = from.low[k]!;
+  to.close[n] = from.close[k]!;
+  to.volume[n] = from.volume[k]!;
+}
+
 /** Candles [from, to) of a series, sharing its memory. */
 export function sliceSeries(series: CandleSeries, from: number, to: number): CandleSeries {
   return {
@@ -41,15 +51,7 @@ export function mergeSeries(base: CandleSeries, preferred: CandleSeries): Candle
   let i = 0;
   let j = 0;
   let n = 0;
-  const take = (s: CandleSeries, k: number) => {
-    out.time[n] = s.time[k]!;
-    out.open[n] = s.open[k]!;
-    out.high[n] = s.high[k]!;
-    out.low[n] = s.low[k]!;
-    out.close[n] = s.close[k]!;
-    out.volume[n] = s.volume[k]!;
-    n++;
-  };
+  const take = (s: CandleSeries, k: number) => copyCandle(s, k, out, n++);
   while (i < base.length || j < preferred.length) {
     const tb = i < base.length ? base.time[i]! : Infinity;
     const tp = j < preferred.length ? preferred.time[j]! : Infinity;

@@ -2,7 +2,7 @@ import { StratboxError } from '../errors/stratbox-error.js';
 import { TIMEFRAME_MS, type CandleSeries, type TimeframeName } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
 import type { ValidationProblem } from '../util/validate.js';
-import { allocateSeries, sliceSeries } from './candle-series.js';
+import { allocateSeries, copyCandle, sliceSeries } from './candle-series.js';
 import { DAY_MS, daysBetween, isTimeframe } from './candle-range.js';
 import { createStoreCandleCache } from './cached-market-data.js';
 
@@ -94,12 +94,7 @@ function createColumns(symbol: string, timeframe: TimeframeName) {
       const out = allocateSeries(symbol, timeframe, n);
       const outLines = new Float64Array(n);
       order.forEach((from, to) => {
-        out.time[to] = series.time[from]!;
-        out.open[to] = series.open[from]!;
-        out.high[to] = series.high[from]!;
-        out.low[to] = series.low[from]!;
-        out.close[to] = series.close[from]!;
-        out.volume[to] = series.volume[from]!;
+        copyCandle(series, from, out, to);
         outLines[to] = lineOf[from]!;
       });
       return { series: out, lines: outLines };
