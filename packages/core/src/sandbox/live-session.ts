@@ -1,5 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
 import { isStratboxError } from '../errors/stratbox-error.js';
+import type { ExchangeCandle } from '../ports/exchange-gateway.js';
 import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
 import { INDICATOR_KINDS, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
 import { GUEST_LIVE_RUNTIME_SOURCE } from './guest-live-runtime.js';
@@ -39,14 +40,9 @@ export interface LiveOpenInput {
   startTime: number;
 }
 
-export interface LiveCandle {
+/** A closed candle of one symbol, as the strategy's `onCandle` gets it. */
+export interface LiveCandle extends ExchangeCandle {
   symbol: string;
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
 }
 
 /** The account as the strategy sees it through `ctx` (from the exchange and the Store). */
