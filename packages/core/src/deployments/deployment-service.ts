@@ -7,7 +7,7 @@ import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
 import type { Clock } from '../ports/clock.js';
 import { TIMEFRAME_MS } from '../ports/market-data.js';
-import type { DeploymentRecord, ListPosition, Store, StoreRepositories } from '../ports/store.js';
+import type { DeploymentRecord, Store, StoreRepositories } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
@@ -44,24 +44,15 @@ const DEFAULT_LOG_LIMIT = 200;
  * one already there. Call inside the transaction that locked the credential row.
  */
 async function assertSymbolsFree(tx: StoreRepositories, userId: string, credentialId: string, symbols: readonly string[], exceptId?: string) {
-  if ((await tx.deployments.countActive(userId, { credentialId })) === 0) return;
-  let after: ListPosition | undefined;
-  for (;;) {
-    const page = await tx.deployments.list(userId, after ? { limit: 200, after } : { limit: 200 });
-    for (const d of page) {
-      if (d.id === exceptId || d.credentialId !== credentialId || !ACTIVE.includes(d.status)) continue;
-      const symbol = d.symbols.find((s) => symbols.includes(s));
-      if (symbol !== undefined) {
-        throw new StratboxError(
-          'CONFLICT',
-          `Deployment ${d.id} already trades ${symbol} with credential ${credentialId}; one deployment per account and symbol, so their orders and positions stay apart`,
-          { deploymentId: d.id, symbol },
-        );
-      }
+  for (const d of await tx.deployments.listActive(userId, { credentialId })) {
+    const symbol = d.id === exceptId ? undefined : d.symbols.find((s) => symbols.includes(s));
+    if (symbol !== undefined) {
+      throw new StratboxError(
+        'CONFLICT',
+        `Deployment ${d.id} already trades ${symbol} with credential ${credentialId}; one deployment per account and symbol, so their orders and positions stay apart`,
+        { deploymentId: d.id, symbol },
+      );
     }
-    if (page.length < 200) return;
-    const last = page[page.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.id };
   }
 }
 

@@ -190,13 +190,21 @@ export interface StrategyRepository {
 /** Fields the deployment service and supervisor may change on a deployment. */
 export type DeploymentPatch = Partial<Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt'>>;
 
+/** Narrows the active deployments counted or listed to one strategy and/or one credential. */
+export interface ActiveDeploymentFilter {
+  strategyId?: string;
+  credentialId?: string;
+}
+
 export interface DeploymentRepository {
   /** Inserts a deployment; throws if the id exists. */
   insert(deployment: DeploymentRecord): Promise<void>;
   findById(userId: string, id: string): Promise<DeploymentRecord | null>;
   list(userId: string, page: PageRequest): Promise<DeploymentRecord[]>;
   /** Number of the user's deployments in an active status (starting, running, stopping), optionally of one strategy or credential. */
-  countActive(userId: string, filter?: { strategyId?: string; credentialId?: string }): Promise<number>;
+  countActive(userId: string, filter?: ActiveDeploymentFilter): Promise<number>;
+  /** The same deployments as `countActive`, newest first (a user has few: the plan's live bot limit). */
+  listActive(userId: string, filter?: ActiveDeploymentFilter): Promise<DeploymentRecord[]>;
   /**
    * Applies `patch` (undefined fields are not changed) only if the deployment is currently in
    * one of the `from` statuses, atomically (a compare-and-set: of two concurrent transitions

@@ -1,4 +1,5 @@
 import type {
+  ActiveDeploymentFilter,
   ApiKeyRecord,
   BacktestRecord,
   BacktestResultRecord,
@@ -110,6 +111,14 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     log?.push(change);
     return result;
   };
+  const activeDeployments = (userId: string, filter: ActiveDeploymentFilter) =>
+    [...get().deployments.values()].filter(
+      (d) =>
+        d.userId === userId &&
+        (ACTIVE_DEPLOYMENT_STATUSES as readonly string[]).includes(d.status) &&
+        (!filter.strategyId || d.strategyId === filter.strategyId) &&
+        (!filter.credentialId || d.credentialId === filter.credentialId),
+    );
   return {
     ...memoryMarketplaceBillingRepositories(
       () => get().marketplaceBilling,
@@ -191,14 +200,10 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         return newestFirst([...get().deployments.values()].filter((d) => d.userId === userId), page).map((d) => structuredClone(d));
       },
       async countActive(userId, filter = {}) {
-        let n = 0;
-        for (const d of get().deployments.values()) {
-          if (d.userId !== userId || !(ACTIVE_DEPLOYMENT_STATUSES as readonly string[]).includes(d.status)) continue;
-          if (filter.strategyId && d.strategyId !== filter.strategyId) continue;
-          if (filter.credentialId && d.credentialId !== filter.credentialId) continue;
-          n++;
-        }
-        return n;
+        return activeDeployments(userId, filter).length;
+      },
+      async listActive(userId, filter = {}) {
+        return newestFirst(activeDeployments(userId, filter), { limit: Number.MAX_SAFE_INTEGER }).map((d) => structuredClone(d));
       },
       async transition(id, from, patch) {
         const statuses = [...from];

@@ -644,6 +644,18 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           expect(await store.deployments.countActive(userId, { credentialId: uid('cred') })).toBe(0);
         });
 
+        it('listActive lists what countActive counts, newest first, with the same filters', async () => {
+          const credentialId = uid('cred');
+          const older = deployment(userId, { credentialId, status: 'running', createdAt: at(1) });
+          const newer = deployment(userId, { credentialId, status: 'stopping', createdAt: at(2) });
+          for (const d of [older, newer, deployment(userId, { credentialId, status: 'stopped' }), deployment(userId, { status: 'running' }), deployment(otherUserId, { credentialId, status: 'running' })]) {
+            await store.deployments.insert(d);
+          }
+          expect(await store.deployments.listActive(userId, { credentialId })).toEqual([newer, older]);
+          expect(await store.deployments.countActive(userId, { credentialId })).toBe(2);
+          expect(await store.deployments.listActive(userId, { credentialId: uid('cred') })).toEqual([]);
+        });
+
         it("is 0 for a user with none, and never counts another user's", async () => {
           const strategyId = uid('str');
           const credentialId = uid('cred');

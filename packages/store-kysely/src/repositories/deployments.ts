@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { ACTIVE_DEPLOYMENT_STATUSES, type DeploymentLogRecord, type DeploymentLogRepository, type DeploymentPatch, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus } from '@stratbox/core';
+import { ACTIVE_DEPLOYMENT_STATUSES, type ActiveDeploymentFilter, type DeploymentLogRecord, type DeploymentLogRepository, type DeploymentPatch, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus } from '@stratbox/core';
 import type { Updateable } from 'kysely';
 import type { DeploymentsTable } from '../schema.js';
 import type { QueryContext } from './query-context.js';
@@ -52,6 +52,14 @@ function toUpdate(patch: DeploymentPatch): Updateable<DeploymentsTable> {
 
 /** Deployments of strategies to exchanges; symbols, params and error are stored as JSON text. */
 export function createDeploymentRepository({ db }: QueryContext): DeploymentRepository {
+  /** The user's deployments in an active status, narrowed by `filter`. */
+  const active = (userId: string, filter: ActiveDeploymentFilter) => {
+    let query = db.selectFrom('deployments').where('user_id', '=', userId).where('status', 'in', ACTIVE_DEPLOYMENT_STATUSES);
+    if (filter.strategyId !== undefined) query = query.where('strategy_id', '=', filter.strategyId);
+    if (filter.credentialId !== undefined) query = query.where('credential_id', '=', filter.credentialId);
+    return query;
+  };
+
   return {
     async insert(deployment) {
       await db.insertInto('deployments').values(toRow(deployment)).execute();
@@ -70,15 +78,15 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
     },
 
     async countActive(userId, filter = {}) {
-      let query = db
-        .selectFrom('deployments')
+      const row = await active(userId, filter)
         .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
-        .where('user_id', '=', userId)
-        .where('status', 'in', ACTIVE_DEPLOYMENT_STATUSES);
-      if (filter.strategyId !== undefined) query = query.where('strategy_id', '=', filter.strategyId);
-      if (filter.credentialId !== undefined) query = query.where('credential_id', '=', filter.credentialId);
-      const row = await query.executeTakeFirstOrThrow();
+        .executeTakeFirstOrThrow();
       return Number(row.count);
+    },
+
+    async listActive(userId, filter = {}) {
+      const rows = await active(userId, filter).selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      return rows.map(toDeployment);
     },
 
     async transition(id, from, patch) {
