@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { createSilentLogger, createStratbox, importCandlesCsv, isStratboxError } from '@stratbox/core';
+import { createJsonLogger, createSilentLogger, createStratbox, importCandlesCsv, isStratboxError } from '@stratbox/core';
 import { readConfig } from './config.js';
 import { openStore } from './open-store.js';
 
@@ -17,6 +17,9 @@ Commands:
 
 Environment: DATA_DIR (SQLite, default ./.stratbox) or DATABASE_URL (PostgreSQL), as for the server.`;
 
+/** Warnings (e.g. a data file's mode tightened) go to stderr: stdout carries the command's JSON. */
+const warnings = createJsonLogger({ level: 'warn', write: (line) => process.stderr.write(line + '\n') });
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === 'import-csv' && args.length === 3 && args.every(Boolean)) return importCsv(args[0]!, args[1]!, args[2]!);
@@ -24,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(USAGE + '\n');
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   }
-  const store = await openStore(readConfig());
+  const store = await openStore(readConfig(), warnings);
   const stratbox = createStratbox({ store, logger: createSilentLogger() });
   try {
     const created = await stratbox.users.createUser(args[0]);
@@ -37,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
 
 /** `import-csv`: streams the file into the candle cache; an invalid file prints each problem. */
 async function importCsv(symbol: string, timeframe: string, file: string): Promise<number> {
-  const store = await openStore(readConfig());
+  const store = await openStore(readConfig(), warnings);
   try {
     const csv = createReadStream(file, { encoding: 'utf8' }) as AsyncIterable<string>;
     const result = await importCandlesCsv({ store, symbol, timeframe: timeframe as Parameters<typeof importCandlesCsv>[0]['timeframe'], csv });

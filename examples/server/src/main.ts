@@ -17,11 +17,11 @@ async function main() {
   const config = readConfig();
   const scale = readScaleOutConfig();
   const logger = createJsonLogger({ level: config.logLevel });
-  const store = await openStore(config);
+  const store = await openStore(config, logger);
   const { queue, events } = openQueue(scale, logger);
   const live = readDeploymentConfig(store, logger);
   const stratbox = createStratbox({
-    store, logger, masterKey: loadMasterKey(config),
+    store, logger, masterKey: loadMasterKey(config, process.env, logger),
     ...live,
     // an api node runs no background work: neither backtests nor live deployments
     ...(runsJobs(scale.role) ? {} : { deployments: { ...live.deployments, run: false } }),

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from '@stratbox/core';
 import type { ServerConfig } from './config.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, tightenMode } from './private-files.js';
 
 /**
  * The key that wraps exchange credentials: `STRATBOX_MASTER_KEY` (32 bytes, base64) if set,
  * else `DATA_DIR/master.key`, created once with mode 0600. Keep it apart from database backups.
  */
-export function loadMasterKey(config: ServerConfig, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+export function loadMasterKey(config: ServerConfig, env: NodeJS.ProcessEnv = process.env, logger?: Logger): Uint8Array {
   const fromEnv = env.STRATBOX_MASTER_KEY;
   const decode = (text: string, where: string) => {
     const key = Buffer.from(text.trim(), 'base64');
@@ -16,8 +18,11 @@ export function loadMasterKey(config: ServerConfig, env: NodeJS.ProcessEnv = pro
   };
   if (fromEnv) return decode(fromEnv, 'STRATBOX_MASTER_KEY');
   const file = join(config.dataDir, 'master.key');
-  if (existsSync(file)) return decode(readFileSync(file, 'utf8'), file);
-  mkdirSync(config.dataDir, { recursive: true });
+  if (existsSync(file)) {
+    tightenMode(file, PRIVATE_FILE_MODE, logger);
+    return decode(readFileSync(file, 'utf8'), file);
+  }
+  ensurePrivateDir(config.dataDir, logger);
   const key = randomBytes(32);
   writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   return new Uint8Array(key);
