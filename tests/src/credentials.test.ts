@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJsonLogger, createStratbox, type Stratbox } from '@stratbox/core';
-import { listenLocally, type LocalServer } from '@stratbox/core/testing';
+import { createCcxtExchange, createExchangeClientPool, createJsonLogger, createStratbox, type Clock, type Stratbox } from '@stratbox/core';
+import { listenLocally, secretEchoes, startFakeBinance, type FakeBinance, type LocalServer } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { StratboxClientError, createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { createApp } from '@stratbox/example-server/create-app';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { tempDataDir } from './harness/server-process.js';
+import { waitFor } from './harness/deferred.js';
 
 /*
  * Exchange credentials over HTTP (`credentials.*` routes): user B can neither see nor use user
@@ -155,6 +156,88 @@ describe('credential secrets never leave the server', () => {
     expect(lines.some((line) => line.includes('/api/credentials'))).toBe(true);
     for (const text of [...bodies, ...lines]) {
       for (const secret of [SECRET, API_KEY, PASSWORD]) expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe('an exchange that echoes the API key back in any form', () => {
+  // A key with characters that URL-encoding and JSON escaping change.
+  const KEY = 'live/Key+9c1d"5e7f=3a2b-K3YH';
+  const echoes = secretEchoes(KEY, SECRET);
+  const lines: string[] = [];
+  const bodies: string[] = [];
+  const data = tempDataDir();
+  let fake: FakeBinance;
+  let stratbox: Stratbox;
+  let server: LocalServer;
+  let apiKey: string;
+
+  async function send(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await fetch(server.url + path, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    bodies.push(`${response.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  }
+
+  beforeAll(async () => {
+    fake = await startFakeBinance();
+    // The exchange answers the unknown key 401 with the key in every form, in JSON and in plain text (as a proxy would).
+    fake.unauthorizedBody = (sent) => JSON.stringify({ code: -2014, msg: `API-key format invalid: ${sent} (${secretEchoes(sent, SECRET).join(' | ')})` });
+    const start = Date.now();
+    const clock: Clock = { now: () => new Date(start + (Date.now() - start) * 400) }; // a '1m' candle closes every 150 ms
+    const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
+    const logger = createJsonLogger({ level: 'debug', write: (line) => lines.push(line) });
+    const exchanges = createExchangeClientPool({
+      clock,
+      logger,
+      async createExchange(id, config) {
+        const exchange = await createCcxtExchange(id, config);
+        const api = exchange.urls['api'] as Record<string, string>;
+        for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https?:\/\/[^/]+/, fake.url);
+        return exchange;
+      },
+    });
+    stratbox = createStratbox({ store, logger, clock, deployments: { exchanges, pollIntervalMs: 40 } });
+    await stratbox.start();
+    server = await listenLocally(createServer(createApp(stratbox, { logRequests: true })));
+    apiKey = (await stratbox.users.createUser('alice')).apiKey;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stratbox?.close();
+    await fake?.close();
+    data.remove();
+  });
+
+  it('fails the deployment with a clear reason; no error, log line, API answer or server log holds the key in any encoding', async () => {
+    const credential = (await send('POST', '/api/credentials', { exchange: 'binanceusdm', label: 'echo', apiKey: KEY, secret: SECRET })) as { id: string };
+    const strategy = (await send('POST', '/api/strategies', { name: 'buyer', source: "export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, c) { ctx.buy(c.symbol, { quantity: 0.01 }); }\n" })) as { id: string };
+    const created = (await send('POST', '/api/deployments', { strategyId: strategy.id, credentialId: credential.id, symbols: ['BTC/USDT:USDT'], params: {} })) as { id: string };
+    const failed = await waitFor('the deployment to fail', async () => {
+      const d = (await send('GET', `/api/deployments/${created.id}`)) as { status: string; error: { code: string; message: string } | null };
+      return d.status === 'failed' ? d : null;
+    });
+    expect(failed.error).toEqual({
+      code: 'EXCHANGE_AUTHENTICATION',
+      message: expect.stringMatching(/^binanceusdm refused the API key: check the credential's key, secret and permissions \(AuthenticationError/),
+    });
+    expect(fake.calls.some((c) => c.path === '/fapi/v3/account')).toBe(true);
+    // A plain-text 401 from a proxy, on the stop's cancel.
+    fake.unauthorizedBody = (sent) => `Unauthorized: no such key ${echoes.join(', ')} / ${sent}`;
+    const stopped = (await send('POST', `/api/deployments/${created.id}/stop`)) as { status: string; error: { code: string } | null };
+    expect(stopped).toMatchObject({ status: 'failed', error: { code: 'STOP_FAILED' } });
+    const logs = (await send('GET', `/api/deployments/${created.id}/logs?limit=1000`)) as Array<{ message: string }>;
+    expect(logs.some((l) => l.message.includes('Deployment failed (EXCHANGE_AUTHENTICATION): binanceusdm refused the API key'))).toBe(true);
+    await send('GET', '/api/deployments');
+
+    expect(lines.some((line) => line.includes('/api/deployments'))).toBe(true);
+    for (const text of [...bodies, ...lines]) {
+      for (const echo of echoes) expect(text).not.toContain(echo);
+      expect(text).not.toMatch(/format invalid|no such key/);
     }
   });
 });

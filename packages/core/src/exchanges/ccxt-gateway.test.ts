@@ -5,7 +5,7 @@ import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { createCcxtGateway } from './ccxt-gateway.js';
 import { newClientOrderId } from './client-order-id.js';
 import { createCooldown } from './retry-policy.js';
-import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET, secretEchoes, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
 
 /*
  * The real ccxt `binanceusdm` class (USDT-margined futures) against the local fake of
@@ -17,8 +17,8 @@ const SECRET = FAKE_BINANCE_SECRET;
 const MARK = FAKE_BINANCE_MARK;
 
 /** The real ccxt binanceusdm class with every API base URL moved to `baseUrl`. */
-function binanceUsdmAt(baseUrl: string, overrides: { secret?: string } = {}) {
-  const exchange = new ccxt.binanceusdm({ apiKey: API_KEY, secret: overrides.secret ?? SECRET, enableRateLimit: true, timeout: 300 });
+function binanceUsdmAt(baseUrl: string, overrides: { secret?: string; apiKey?: string } = {}) {
+  const exchange = new ccxt.binanceusdm({ apiKey: overrides.apiKey ?? API_KEY, secret: overrides.secret ?? SECRET, enableRateLimit: true, timeout: 300 });
   const api = exchange.urls['api'] as Record<string, string>;
   for (const [key, value] of Object.entries(api)) {
     if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, baseUrl);
@@ -219,6 +219,26 @@ describe('createCcxtGateway with the real binanceusdm class against a local fake
     expect(shown).not.toContain('another-secret-QQQQ');
     expect(shown).not.toContain(API_KEY);
     expect(shown).not.toMatch(/signature=/);
+  });
+
+  it('answers a 401 that echoes the key in any encoding with a clear message that holds none of it, nor the body', async () => {
+    const key = 'live/Key+9c1d"5e7f=3a2b-K3YH';
+    const echoes = secretEchoes(key, SECRET);
+    const bodies = [
+      JSON.stringify({ code: -2014, msg: `API-key format invalid: ${echoes.join(' | ')}` }), // the exchange
+      `Unauthorized: unknown key ${echoes.join(', ')}`, // a proxy in front of it, in plain text
+    ];
+    for (const body of bodies) {
+      fake.unauthorizedBody = () => body;
+      const wrong = createCcxtGateway({ exchange: binanceUsdmAt(fake.url, { apiKey: key }), marketType: 'LINEAR', retry: fastRetry });
+      const error = await rejection(wrong.fetchBalance());
+      expect(error.code).toBe('FORBIDDEN');
+      expect(error.reason).toBe('authentication');
+      expect(error.message).toMatch(/^binanceusdm refused the API key: check the credential's key, secret and permissions \(AuthenticationError(, HTTP 401)?\)$/);
+      const shown = JSON.stringify({ message: error.message, details: error.details, cause: String((error as Error).cause), stack: error.stack });
+      for (const echo of echoes) expect(shown).not.toContain(echo);
+      expect(shown).not.toMatch(/format invalid|unknown key/);
+    }
   });
 
   it('keeps secrets and signed URLs out of timeout messages', async () => {

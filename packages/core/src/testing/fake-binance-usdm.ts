@@ -18,6 +18,29 @@ export const FAKE_BINANCE_SECRET = 'test-secret-ZZZZ9999-never-shown';
 export const FAKE_BINANCE_MARK = 40_000;
 const MARK = FAKE_BINANCE_MARK;
 
+/**
+ * Forms in which an exchange or a proxy might echo a key back: exact, URL-encoded (once and
+ * twice), upper and lower case, JSON-escaped, base64 (alone, URL-safe, and inside
+ * `base64(key:secret)` as in Basic auth), hex, and cut into groups by separators. For tests that
+ * check none of them reaches a user or a log.
+ */
+export function secretEchoes(key: string, secret = 'other-secret'): string[] {
+  return [
+    key,
+    encodeURIComponent(key),
+    encodeURIComponent(encodeURIComponent(key)),
+    key.toUpperCase(),
+    key.toLowerCase(),
+    JSON.stringify(key).slice(1, -1),
+    Buffer.from(key).toString('base64'),
+    Buffer.from(key).toString('base64url'),
+    Buffer.from(`${key}:${secret}`).toString('base64'),
+    Buffer.from(key).toString('hex'),
+    key.match(/.{1,4}/g)!.join(' '),
+    key.split('').join('-'),
+  ];
+}
+
 const perpetual = {
   symbol: 'BTCUSDT',
   pair: 'BTCUSDT',
@@ -81,6 +104,12 @@ export interface FakeBinance {
   position: { amt: string; entry: string };
   /** Called when an order POST arrives, before it is answered. */
   onOrderPost?: (order: FakeOrder | null) => void;
+  /**
+   * The body of the 401 a signed request with a wrong API key gets, made from the key it sent
+   * (default: Binance's `{"code":-2014,...}`). For tests of exchanges and proxies that echo the
+   * key back, in any form; a body not starting with `{` is sent as text/plain.
+   */
+  unauthorizedBody?: (apiKey: string) => string;
   close(): Promise<void>;
 }
 
@@ -142,7 +171,13 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     if (url.pathname.startsWith('/sapi/')) return json(res, 200, []);
 
     // Everything below is signed: check the key and the HMAC of the payload, as Binance does.
-    if (req.headers['x-mbx-apikey'] !== FAKE_BINANCE_API_KEY) return json(res, 401, { code: -2014, msg: 'API-key format invalid.' });
+    const apiKey = req.headers['x-mbx-apikey'];
+    if (apiKey !== FAKE_BINANCE_API_KEY) {
+      if (!fake.unauthorizedBody) return json(res, 401, { code: -2014, msg: 'API-key format invalid.' });
+      const text = fake.unauthorizedBody(String(apiKey ?? ''));
+      res.writeHead(401, { 'content-type': text.startsWith('{') ? 'application/json' : 'text/plain' });
+      return res.end(text);
+    }
     const payload = raw.replace(/&?signature=[0-9a-f]+$/, '');
     const expected = createHmac('sha256', FAKE_BINANCE_SECRET).update(payload).digest('hex');
     if (params['signature'] !== expected) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
