@@ -109,7 +109,11 @@ export interface Stratbox {
    * Without it the service answers requests but runs nothing.
    */
   start(): Promise<void>;
-  /** Stops background work and closes the store. */
+  /**
+   * Stops background work and closes every part, the store last. A part that fails to close does
+   * not keep the others open: all are closed, then the promise rejects with an AggregateError of
+   * the failures. Idempotent: later calls return the first call's promise.
+   */
   close(): Promise<void>;
 }
 
@@ -179,7 +183,33 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   });
   let deploymentsStarted: Promise<void> | undefined;
   let started: Promise<void> | undefined;
-  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  /** Closes every part even when some fail (the store last), then throws an AggregateError naming those that failed. */
+  async function closeAll(): Promise<void> {
+    const failures: Error[] = [];
+    const parts: Array<[string, () => Promise<void>]> = [
+      // Deployments keep their status: the next start() resumes them.
+      ['deployment supervisor', () => supervisor.close()],
+      ['live sandbox', () => liveSandbox.close()],
+      ['exchange clients', () => (config.deployments?.exchanges ? Promise.resolve() : exchanges.close())],
+      ['job queue', () => queue.close()],
+      ['executor', () => executor.close()],
+      ['event bus', () => events.close()],
+      ['store', () => store.close()],
+    ];
+    for (const [name, close] of parts) {
+      try {
+        await close();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        failures.push(new Error(`Closing the ${name} failed: ${message}`, { cause: error }));
+        logger.error('Closing a part of Stratbox failed', { part: name, error: message });
+      }
+    }
+    if (failures.length > 0) throw new AggregateError(failures, `Stratbox closed with ${failures.length} failure(s): ${failures.map((f) => f.message).join('; ')}`);
+  }
+
   return {
     store,
     clock,
@@ -205,17 +235,9 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       started ??= worker.start();
       return Promise.all([started, deploymentsStarted]).then(() => undefined);
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      // Deployments keep their status: the next start() resumes them.
-      await supervisor.close();
-      await liveSandbox.close();
-      if (!config.deployments?.exchanges) await exchanges.close();
-      await queue.close();
-      await executor.close();
-      await events.close();
-      await store.close();
+    close() {
+      closing ??= closeAll();
+      return closing;
     },
   };
 }
