@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { createJsonLogger, createStratbox } from '@stratbox/core';
 import { attachStratboxWs } from '@stratbox/adapter-ws';
+import { handleClientError } from '@stratbox/adapter-express';
 import { readConfig } from './config.js';
 import { loadMasterKey } from './master-key.js';
 import { createApp } from './create-app.js';
@@ -52,6 +53,8 @@ async function main() {
   }
 
   const server = createServer(createApp(stratbox));
+  // requests Node's parser refuses (e.g. a 20 KB query string: 431) get a JSON error body too
+  server.on('clientError', handleClientError);
   server.requestTimeout = 30_000;
   server.headersTimeout = 15_000;
   server.keepAliveTimeout = 5_000;

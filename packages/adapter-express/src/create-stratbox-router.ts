@@ -77,7 +77,7 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
 
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
-    const { status, body } = toErrorResponse(error);
+    const { status, body } = toErrorResponse(error instanceof URIError ? malformedPath() : error);
     res.locals.errorCode = body.error.code;
     if (status >= 500 && body.error.code === 'INTERNAL') {
       stratbox.logger.error('Unhandled error in request', {
@@ -118,6 +118,16 @@ async function handle(stratbox: Stratbox, key: RouteKey, route: RouteDef, req: R
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.end(payload);
+}
+
+/**
+ * Express could not percent-decode a path parameter (`/api/strategies/%`): it passes on a
+ * URIError (status 400), which is the caller's mistake, not a 500.
+ */
+function malformedPath(): StratboxError {
+  return new StratboxError('VALIDATION_FAILED', 'Malformed percent-encoding in the URL path', [
+    { path: 'params', message: 'Not valid percent-encoded UTF-8' },
+  ]);
 }
 
 /** Routes without a query schema take no query parameters: any is a typo, so it is refused. */
