@@ -118,7 +118,9 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
 
   /** A sandbox failure as the user may see it: no details of a bought strategy's source. */
   function strategyFailure(error: SandboxError): DeploymentFailure {
-    if (hideSource) return { code: error.code, message: `The purchased strategy failed (${error.code})` };
+    // A sandbox that never started says nothing about the source.
+    const started = (error.details as { stage?: string } | undefined)?.stage !== 'start';
+    if (hideSource && started) return { code: error.code, message: `The purchased strategy failed (${error.code})` };
     return { code: error.code, message: error.message };
   }
 

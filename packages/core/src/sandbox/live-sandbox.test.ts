@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLiveSandbox } from './live-sandbox.js';
+import { stuckWorker } from './testing/stuck-worker.js';
 import type { LiveAccountState } from './live-session.js';
 
 const SMA = `
@@ -56,4 +60,23 @@ describe('live sandbox', () => {
     await expect(session.crashed).resolves.toMatchObject({ code: 'CRASHED' });
     await session.close();
   }, 30_000);
+
+  it('kills a child that never gets ready and rejects with TIMEOUT at the start stage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stratbox-stuck-'));
+    try {
+      const { path, pidFile } = stuckWorker(dir);
+      const stuck = createLiveSandbox({ workerPath: path, readyTimeoutMs: 300 });
+      const started = Date.now();
+      const error = await stuck.open({ source: 'export function onCandle() {}', symbols: ['BTC/USDT:USDT'], params: {}, seed: 1, startTime: 0 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'TIMEOUT', details: { stage: 'start' }, message: expect.stringContaining('did not start within 300 ms') });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(() => process.kill(pid, 0)).toThrow();
+      expect(stuck.stats().sessions).toBe(0);
+      await stuck.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
+

@@ -17,6 +17,11 @@ export interface LiveSandboxOptions {
   callCpuTimeMs?: number;
   /** Wall-clock time of one call, after which the child is killed (TIMEOUT). Default 2 * callCpuTimeMs + 5 s. */
   callWallTimeMs?: number;
+  /**
+   * Wall-clock time a new child may take to start and report ready (it loads QuickJS), after
+   * which it is killed and `open` rejects with TIMEOUT (`details: { stage: 'start' }`). Default 30 s.
+   */
+  readyTimeoutMs?: number;
   /** Log lines and characters per call. Defaults 1,000 and 100,000. */
   maxLogLines?: number;
   maxLogBytes?: number;
@@ -79,6 +84,7 @@ export function createLiveSandbox(options: LiveSandboxOptions = {}): LiveSandbox
     maxIndicators: options.maxIndicators ?? 64,
   };
   const callWallTimeMs = options.callWallTimeMs ?? callCpuTimeMs * 2 + 5000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
   const sessions = new Set<LiveSandboxSession>();
   let closed = false;
 
@@ -154,7 +160,18 @@ export function createLiveSandbox(options: LiveSandboxOptions = {}): LiveSandbox
       await exited;
     }
 
+    // A child that never reports ready (a stalled start, an overloaded host) is killed: nothing waits for it forever.
+    let startTimedOut = false;
+    const startTimer = setTimeout(() => {
+      startTimedOut = true;
+      void close();
+    }, readyTimeoutMs);
     await ready;
+    clearTimeout(startTimer);
+    if (startTimedOut) {
+      await exited;
+      throw new SandboxError('TIMEOUT', `The sandbox process did not start within ${readyTimeoutMs} ms and was stopped`, { details: { stage: 'start' } });
+    }
     let opened: { meta: StrategyMeta; params: Record<string, ParamValue> };
     try {
       opened = await request({ type: 'open', input, limits });
