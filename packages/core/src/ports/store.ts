@@ -295,6 +295,11 @@ export interface CandleRepository {
   putChunks(chunks: CandleChunkRecord[]): Promise<void>;
   /** Chunks whose day is within [fromDay, toDay], in day order. */
   getChunks(source: string, symbol: string, timeframe: string, fromDay: string, toDay: string): Promise<CandleChunkRecord[]>;
+  /**
+   * How many chunks have their day within [fromDay, toDay] and the sum of their `count`, without
+   * reading their data (so a caller learns whether a range is cached at the cost of one query).
+   */
+  countChunks(source: string, symbol: string, timeframe: string, fromDay: string, toDay: string): Promise<{ days: number; candles: number }>;
   /** The sources that hold any chunk of this symbol and timeframe. */
   listSources(symbol: string, timeframe: string): Promise<string[]>;
 }

@@ -85,6 +85,8 @@ const chunkKey = (source: string, symbol: string, timeframe: string, day: string
 /** A copy of exactly the bytes of `data` (not of the whole buffer it may be a view of). */
 const copyBytes = (data: Uint8Array) => new Uint8Array(data);
 const copyChunk = (c: CandleChunkRecord): CandleChunkRecord => ({ ...c, data: copyBytes(c.data) });
+const chunksWithin = (state: State, source: string, symbol: string, timeframe: string, fromDay: string, toDay: string) =>
+  [...state.candles.values()].filter((c) => c.source === source && c.symbol === symbol && c.timeframe === timeframe && c.day >= fromDay && c.day <= toDay);
 
 /** Results go through JSON, as in the SQL stores, so that what is not JSON shows up in tests. */
 const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -370,10 +372,13 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         });
       },
       async getChunks(source, symbol, timeframe, fromDay, toDay) {
-        return [...get().candles.values()]
-          .filter((c) => c.source === source && c.symbol === symbol && c.timeframe === timeframe && c.day >= fromDay && c.day <= toDay)
+        return chunksWithin(get(), source, symbol, timeframe, fromDay, toDay)
           .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
           .map(copyChunk);
+      },
+      async countChunks(source, symbol, timeframe, fromDay, toDay) {
+        const chunks = chunksWithin(get(), source, symbol, timeframe, fromDay, toDay);
+        return { days: chunks.length, candles: chunks.reduce((sum, c) => sum + c.count, 0) };
       },
       async listSources(symbol, timeframe) {
         const sources = new Set<string>();

@@ -1285,6 +1285,24 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(comparable(again!)).toEqual(expected);
       });
 
+      it('countChunks counts the chunks whose day is within [fromDay, toDay] and the candles they hold', async () => {
+        expect(await store.candles.countChunks(key.source, key.symbol, key.timeframe, dayOf(0), dayOf(400))).toEqual({ days: 0, candles: 0 });
+        const days = [0, 1, 2, 5, 31];
+        await store.candles.putChunks(days.map((d) => candleChunk(key, dayOf(d), d === 2 ? 0 : d + 1, d)));
+        // The same days under other keys never count.
+        await store.candles.putChunks(days.map((d) => candleChunk({ ...key, timeframe: '1h' }, dayOf(d), 7, d)));
+        await store.candles.putChunks(days.map((d) => candleChunk({ ...key, source: `${key.source}x` }, dayOf(d), 7, d)));
+        const count = (from: number, to: number) => store.candles.countChunks(key.source, key.symbol, key.timeframe, dayOf(from), dayOf(to));
+        expect(await count(0, 400)).toEqual({ days: 5, candles: 1 + 2 + 0 + 6 + 32 });
+        expect(await count(1, 5)).toEqual({ days: 3, candles: 2 + 0 + 6 });
+        expect(await count(2, 2)).toEqual({ days: 1, candles: 0 }); // a day written empty is a day
+        expect(await count(3, 4)).toEqual({ days: 0, candles: 0 });
+        expect(await count(5, 1)).toEqual({ days: 0, candles: 0 });
+        // A day rewritten counts once, with its new candles.
+        await store.candles.putChunks([candleChunk(key, dayOf(5), 2, 9)]);
+        expect(await count(5, 5)).toEqual({ days: 1, candles: 2 });
+      });
+
       it('listSources lists each source holding any chunk of the symbol and timeframe, once', async () => {
         expect(await store.candles.listSources(key.symbol, key.timeframe)).toEqual([]);
         const sources = ['synthetic', 'csv', 'ccxt:binance'];

@@ -20,6 +20,16 @@ const chunkKey = (c: CandleChunkRecord) => JSON.stringify([c.source, c.symbol, c
 
 /** Candles packed by day, keyed by (source, symbol, timeframe, day). */
 export function createCandleRepository({ db }: QueryContext): CandleRepository {
+  /** The chunks of one (source, symbol, timeframe) whose day is within [fromDay, toDay]. */
+  const chunksWithin = (source: string, symbol: string, timeframe: string, fromDay: string, toDay: string) =>
+    db
+      .selectFrom('candle_chunks')
+      .where('source', '=', source)
+      .where('symbol', '=', symbol)
+      .where('timeframe', '=', timeframe)
+      .where('day', '>=', fromDay)
+      .where('day', '<=', toDay);
+
   return {
     async putChunks(chunks) {
       // The last chunk of a key wins (PostgreSQL refuses to upsert one row twice in a statement).
@@ -56,16 +66,7 @@ export function createCandleRepository({ db }: QueryContext): CandleRepository {
     },
 
     async getChunks(source, symbol, timeframe, fromDay, toDay) {
-      const rows = await db
-        .selectFrom('candle_chunks')
-        .selectAll()
-        .where('source', '=', source)
-        .where('symbol', '=', symbol)
-        .where('timeframe', '=', timeframe)
-        .where('day', '>=', fromDay)
-        .where('day', '<=', toDay)
-        .orderBy('day', 'asc')
-        .execute();
+      const rows = await chunksWithin(source, symbol, timeframe, fromDay, toDay).selectAll().orderBy('day', 'asc').execute();
       return rows.map((r) => ({
         source: r.source,
         symbol: r.symbol,
@@ -74,6 +75,14 @@ export function createCandleRepository({ db }: QueryContext): CandleRepository {
         count: r.count,
         data: aligned(r.data),
       }));
+    },
+
+    async countChunks(source, symbol, timeframe, fromDay, toDay) {
+      const row = await chunksWithin(source, symbol, timeframe, fromDay, toDay)
+        .select((eb) => [eb.fn.countAll().as('days'), eb.fn.sum('count').as('candles')])
+        .executeTakeFirstOrThrow();
+      // PostgreSQL answers bigint aggregates as strings, and SUM over no row as null.
+      return { days: Number(row.days), candles: Number(row.candles ?? 0) };
     },
 
     async listSources(symbol, timeframe) {
