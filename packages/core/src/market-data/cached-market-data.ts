@@ -1,7 +1,8 @@
-import type { CandleRequest, CandleSeries, MarketData, TimeframeName } from '../ports/market-data.js';
+import type { CandlePageRequest, CandleRequest, CandleSeries, MarketData, TimeframeName } from '../ports/market-data.js';
 import type { CandleChunkRecord, CandleRepository, Store, StoreRepositories } from '../ports/store.js';
 import { allocateSeries, dayOf, dayStartMs, mergeSeries, sliceSeries } from './candle-series.js';
-import { DAY_MS, daysBetween, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
+import { DAY_MS, dayCount, daysBetween, missingDataError, resolveCandleRange, windowOf, type CandleRange } from './candle-range.js';
+import { pageByDays } from './candle-page.js';
 import { packCandleChunk, unpackCandleChunkInto } from './chunk-codec.js';
 import type { CandleProvider } from './composite-market-data.js';
 
@@ -99,9 +100,8 @@ export function createStoreCandleCache(store: Store): StoreCandleCache {
       const range = toRange(request);
       const lastDay = dayOf(range.endMs - 1);
       const chunks = await store.candles.getChunks(source, range.symbol, range.timeframe, range.startDate, lastDay);
-      const dayCount = Math.round((range.endMs - range.startMs) / DAY_MS);
       let missingDays: string[] = [];
-      if (chunks.length < dayCount) {
+      if (chunks.length < dayCount(range.startMs, range.endMs)) {
         const present = new Set(chunks.map((c) => c.day));
         missingDays = daysBetween(range.startMs, range.endMs).filter((d) => !present.has(d));
       }
@@ -119,28 +119,60 @@ export function createStoreCandleCache(store: Store): StoreCandleCache {
   };
 }
 
+/** The first day of a range that a cached source lacks (`hint`: why, when every day is cached). */
+interface Gap {
+  day: string;
+  hint?: string;
+}
+
 /**
  * Candles written to the cache under one `source` (by default `csv`, as `importCandlesCsv`
  * writes them). As a provider of `createMarketData` it answers only requests whose every day is
  * cached and which hold at least one candle, and passes the others on; as a MarketData it
- * answers NOT_FOUND naming the first missing day.
+ * answers NOT_FOUND naming the first missing day. Whether a range is covered is counted, not
+ * read, so a page reads only the chunks of its own days.
  */
 export function createCachedCandleSource(store: Store, source = 'csv'): CandleProvider & MarketData {
   const cache = createStoreCandleCache(store);
+
+  /** Why the cache cannot answer the whole range: its first missing day, or null if it can. */
+  async function gap(range: CandleRange): Promise<Gap | null> {
+    const count = (fromMs: number, toMs: number) => store.candles.countChunks(source, range.symbol, range.timeframe, dayOf(fromMs), dayOf(toMs - 1));
+    const whole = await count(range.startMs, range.endMs);
+    if (whole.days < dayCount(range.startMs, range.endMs)) {
+      // Halve the days [lo, hi] that hold the first missing one, counting the first half each time.
+      let lo = Math.floor(range.startMs / DAY_MS) * DAY_MS;
+      let hi = Math.floor((range.endMs - 1) / DAY_MS) * DAY_MS;
+      while (lo < hi) {
+        const mid = lo + Math.floor((hi - lo) / DAY_MS / 2) * DAY_MS;
+        if ((await count(lo, mid + DAY_MS)).days < (mid - lo) / DAY_MS + 1) hi = mid;
+        else lo = mid + DAY_MS;
+      }
+      return { day: dayOf(lo) };
+    }
+    return whole.candles === 0 ? { day: range.startDate, hint: 'the cached days hold no candles' } : null;
+  }
+
+  const readAll = async (range: CandleRange) => ({ source, series: (await cache.read(source, range)).series });
+  async function readPage(range: CandleRange, request: CandlePageRequest) {
+    const { series, nextMs } = await pageByDays(range, request, async (fromMs, toMs) => (await cache.read(source, windowOf(range, fromMs, toMs))).series);
+    return { source, series, nextMs };
+  }
+  /** `read(range)` when the cache covers the whole range, else `otherwise(the first missing day)`. */
+  async function ifCovered<T>(request: CandleRequest, read: (range: CandleRange) => Promise<T>, otherwise: (range: CandleRange, missing: Gap) => T): Promise<T> {
+    const range = toRange(request);
+    const missing = await gap(range);
+    return missing ? otherwise(range, missing) : read(range);
+  }
+  const decline = () => null;
+  const refuse = (range: CandleRange, missing: Gap): never => {
+    throw missingDataError(range, source, missing.day, missing.hint);
+  };
+
   return {
-    async find(request) {
-      const range = toRange(request);
-      if (!(await cache.sources(range.symbol, range.timeframe)).includes(source)) return null;
-      const { series, missingDays } = await cache.read(source, range);
-      if (missingDays.length > 0 || series.length === 0) return null;
-      return { source, series };
-    },
-    async getCandles(request) {
-      const range = toRange(request);
-      const { series, missingDays } = await cache.read(source, range);
-      if (missingDays.length > 0) throw missingDataError(range, source, missingDays[0]!);
-      if (series.length === 0) throw missingDataError(range, source, range.startDate, 'the cached days hold no candles');
-      return { source, series };
-    },
+    find: (request) => ifCovered(request, readAll, decline),
+    findPage: (request) => ifCovered(request, (range) => readPage(range, request), decline),
+    getCandles: (request) => ifCovered(request, readAll, refuse),
+    getCandlePage: (request) => ifCovered(request, (range) => readPage(range, request), refuse),
   };
 }

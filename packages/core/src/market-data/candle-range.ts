@@ -45,7 +45,7 @@ function parseDay(value: string, field: string): number {
  * window of more than `maxCandles` slots, is VALIDATION_FAILED; a start after the end is
  * NOT_FOUND (there are no candles in such a range).
  */
-export function resolveCandleRange(request: CandleRequest, options: { maxCandles?: number } = {}): CandleRange {
+export function resolveCandleRange(request: CandleRequest, options: { maxCandles?: number | undefined } = {}): CandleRange {
   const { symbol, timeframe, startDate, endDate } = request;
   if (typeof symbol !== 'string' || symbol.length === 0) {
     throw new StratboxError('VALIDATION_FAILED', 'Invalid symbol: expected a market symbol such as BTC/USDT:USDT', [
@@ -73,6 +73,23 @@ export function resolveCandleRange(request: CandleRequest, options: { maxCandles
     );
   }
   return { symbol, timeframe, timeframeMs, startDate, endDate, startMs, endMs, slots };
+}
+
+/** The part [fromMs, toMs) of a validated range, as a range of its own (its days: those it touches). */
+export function windowOf(range: CandleRange, fromMs: number, toMs: number): CandleRange {
+  return {
+    ...range,
+    startDate: dayOf(fromMs),
+    endDate: dayOf(toMs - 1),
+    startMs: fromMs,
+    endMs: toMs,
+    slots: Math.ceil((toMs - fromMs) / range.timeframeMs),
+  };
+}
+
+/** How many UTC days [startMs, endMs) touches. */
+export function dayCount(startMs: number, endMs: number): number {
+  return Math.ceil(endMs / DAY_MS) - Math.floor(startMs / DAY_MS);
 }
 
 /** The UTC days `YYYY-MM-DD` of [startMs, endMs), in order. */

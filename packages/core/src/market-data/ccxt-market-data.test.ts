@@ -210,6 +210,31 @@ describe('createCcxtMarketData against a local fake of Binance', () => {
     expect(fake.klineCalls.length).toBeGreaterThan(calls);
   });
 
+  it('serves a page by downloading only the days it needs, and the same candles as the whole range', async () => {
+    const range = { symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2023-12-01', endDate: '2024-01-31' } as const;
+    const md = marketData();
+    const first = await md.getCandlePage!({ ...range, limit: 5 });
+    expect(first.source).toBe('ccxt:binance');
+    const dayOne = Date.parse('2023-12-01T00:00:00.000Z');
+    expect(Array.from(first.series.time)).toEqual([0, 1, 2, 3, 4].map((i) => dayOne + i * HOUR));
+    expect(first.nextMs).toBe(dayOne + 5 * HOUR);
+    // One day downloaded (24 candles, 10 a call), out of the 36 days with candles.
+    expect(fake.klineCalls.map((c) => c.startTime)).toEqual([0, 10, 20].map((i) => dayOne + i * HOUR));
+
+    // The last page: today's closed candles, then nothing (the exchange has no later candles: not checked by this page).
+    fake.klineCalls.length = 0;
+    const today = Date.parse('2024-01-05T00:00:00.000Z');
+    const last = await md.getCandlePage!({ ...range, fromMs: today + 10 * HOUR, limit: 50 });
+    expect(Array.from(last.series.time)).toEqual([today + 10 * HOUR, today + 11 * HOUR]);
+    expect(last.nextMs).toBeNull();
+    expect(Math.min(...fake.klineCalls.map((c) => c.startTime))).toBe(today);
+
+    const whole = await md.getCandles({ ...range, endDate: '2023-12-08' });
+    const middle = await md.getCandlePage!({ ...range, fromMs: whole.series.time[100]!, limit: 30 });
+    expect(Array.from(middle.series.close)).toEqual(Array.from(whole.series.close.subarray(100, 130)));
+    expect(middle.nextMs).toBe(whole.series.time[130]);
+  });
+
   it('retries a page that failed with 500, 502, 429 or a timeout, and succeeds', async () => {
     fake.faults = ['http500', 'http502', 'http429', 'timeout'];
     const { series } = await marketData().getCandles({ symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-01' });

@@ -6,8 +6,9 @@ import type { Logger } from '../ports/logger.js';
 import type { CandleSeries, MarketData } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
 import { allocateSeries, dayOf, dayStartMs, mergeSeries, sliceSeries } from './candle-series.js';
-import { DAY_MS, closedBoundary, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
+import { DAY_MS, closedBoundary, missingDataError, resolveCandleRange, windowOf, type CandleRange } from './candle-range.js';
 import { createStoreCandleCache } from './cached-market-data.js';
+import { pageByDays } from './candle-page.js';
 
 /*
  * Candles of a real exchange through ccxt, cached in the Store under `ccxt:<exchange id>`.
@@ -164,15 +165,19 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
     return sliceSeries(series, 0, n);
   }
 
-  async function load(range: CandleRange): Promise<{ source: string; series: CandleSeries }> {
+  /**
+   * The candles of `window` (whole days of `range`, by default all of it), from the cache or
+   * downloaded; errors name the requested `range`.
+   */
+  async function load(range: CandleRange, window = range): Promise<{ source: string; series: CandleSeries }> {
     const ex = await exchange();
     const source = `ccxt:${ex.id}`;
     const boundary = closedBoundary(clock.now().getTime(), range.timeframeMs);
-    const endMs = Math.min(range.endMs, boundary);
-    if (endMs <= range.startMs) {
-      throw missingDataError(range, source, range.startDate, 'the range has no closed candles yet');
+    const endMs = Math.min(window.endMs, boundary);
+    if (endMs <= window.startMs) {
+      throw missingDataError(range, source, window.startDate, 'the range has no closed candles yet');
     }
-    const cached = await cache.read(source, range);
+    const cached = await cache.read(source, window);
     const missing = cached.missingDays.filter((day) => dayStartMs(day) < endMs);
     let fetched: CandleSeries | undefined;
     if (missing.length > 0) {
@@ -201,7 +206,7 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
     let end = series.length;
     while (end > 0 && series.time[end - 1]! >= endMs) end--;
     const result = sliceSeries(series, 0, end);
-    const firstEmpty = firstDayWithoutCandles(result, range.startMs, endMs);
+    const firstEmpty = firstDayWithoutCandles(result, window.startMs, endMs);
     if (firstEmpty !== null) {
       const hint =
         result.length > 0 ? `${ex.id} has candles of this range from ${dayOf(result.time[0]!)} to ${dayOf(result.time[result.length - 1]!)}, with no candle that day` : `${ex.id} has no candles in this range`;
@@ -210,24 +215,37 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
     return { source, series: result };
   }
 
+  /** Runs `load` after the running one of the same (symbol, timeframe), if any. */
+  function loadInTurn(range: CandleRange, window = range): Promise<{ source: string; series: CandleSeries }> {
+    const key = `${range.symbol}\u0000${range.timeframe}`;
+    const previous = locks.get(key) ?? Promise.resolve();
+    const run = previous.then(
+      () => load(range, window),
+      () => load(range, window),
+    );
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    locks.set(key, settled);
+    void settled.then(() => {
+      if (locks.get(key) === settled) locks.delete(key);
+    });
+    return run;
+  }
+
   return {
-    async getCandles(request) {
-      const range = resolveCandleRange(request, options.maxCandles === undefined ? {} : { maxCandles: options.maxCandles });
-      const key = `${range.symbol}\u0000${range.timeframe}`;
-      const previous = locks.get(key) ?? Promise.resolve();
-      const run = previous.then(
-        () => load(range),
-        () => load(range),
-      );
-      const settled = run.then(
-        () => undefined,
-        () => undefined,
-      );
-      locks.set(key, settled);
-      void settled.then(() => {
-        if (locks.get(key) === settled) locks.delete(key);
-      });
-      return run;
+    getCandles: (request) => loadInTurn(resolveCandleRange(request, options)),
+
+    // Reads (and downloads) only the days of the page, so only those days are checked.
+    async getCandlePage(request) {
+      const range = resolveCandleRange(request, options);
+      const endMs = Math.min(range.endMs, closedBoundary(clock.now().getTime(), range.timeframeMs));
+      // No closed candle in the range: the whole-range load says so, downloading nothing.
+      if (endMs <= range.startMs) return { ...(await loadInTurn(range)), nextMs: null };
+      const source = `ccxt:${(await exchange()).id}`;
+      const page = await pageByDays({ ...range, endMs }, request, async (fromMs, toMs) => (await loadInTurn(range, windowOf(range, fromMs, toMs))).series);
+      return { source, ...page };
     },
   };
 }

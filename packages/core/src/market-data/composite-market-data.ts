@@ -1,10 +1,11 @@
 import { StratboxError } from '../errors/stratbox-error.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
-import type { CandleRequest, CandleSeries, MarketData } from '../ports/market-data.js';
+import type { CandlePage, CandlePageRequest, CandleRequest, CandleSeries, MarketData } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
 import { dayOf, sliceSeries } from './candle-series.js';
-import { closedBoundary, missingDataError, resolveCandleRange } from './candle-range.js';
+import { closedBoundary, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
 import { createCachedCandleSource } from './cached-market-data.js';
+import { pageOfSeries, readCandlePage } from './candle-page.js';
 import { createSyntheticMarketData } from './synthetic-market-data.js';
 
 /**
@@ -14,6 +15,8 @@ import { createSyntheticMarketData } from './synthetic-market-data.js';
  */
 export interface CandleProvider {
   find(request: CandleRequest): Promise<{ source: string; series: CandleSeries } | null>;
+  /** Optional: one page of what `find` answers, or null exactly when `find` is (see `MarketData.getCandlePage`). */
+  findPage?(request: CandlePageRequest): Promise<CandlePage | null>;
 }
 
 export interface MarketDataOptions {
@@ -43,48 +46,82 @@ function isProvider(source: CandleProvider | MarketData): source is CandleProvid
   return typeof (source as Partial<CandleProvider>).find === 'function';
 }
 
+/** `provider.findPage(request)`, or, for a provider without it, a slice of `find`. */
+async function findCandlePage(provider: CandleProvider, request: CandlePageRequest): Promise<CandlePage | null> {
+  if (provider.findPage) return provider.findPage(request);
+  const answer = await provider.find(request);
+  return answer && pageOfSeries(answer.source, answer.series, request.fromMs, request.limit);
+}
+
 /**
  * The MarketData a Stratbox uses for backtests and charts: it validates the request, asks the
  * sources in order, and returns only candles that have closed. A range with no data (a start
  * after the end, a range in the future, days a non-synthetic source lacks) is NOT_FOUND with a
  * message naming the symbol, timeframe and first missing day; a range of more than `maxCandles`
- * candles is VALIDATION_FAILED. Never an empty series.
+ * candles is VALIDATION_FAILED. Never an empty series. `getCandlePage` asks the sources for the
+ * page only (with the same choice of source and the same errors), so a page costs the same
+ * whatever the range.
  */
 export function createMarketData(options: MarketDataOptions): MarketData {
   const clock = options.clock ?? createSystemClock();
   const sources = options.sources ?? defaultCandleSources(options.store);
   const maxCandles = options.maxCandles;
 
+  /** The validated range, its first unclosed candle, and the request the sources get (up to the last day with closed candles). */
+  function prepare(request: CandleRequest) {
+    const range = resolveCandleRange(request, { maxCandles });
+    const boundary = closedBoundary(clock.now().getTime(), range.timeframeMs);
+    if (boundary <= range.startMs) {
+      throw new StratboxError(
+        'NOT_FOUND',
+        `No candles of ${range.symbol} ${range.timeframe} for ${range.startDate}..${range.endDate}: the range is in the future (first missing day ${range.startDate})`,
+        { symbol: range.symbol, timeframe: range.timeframe, firstMissingDay: range.startDate },
+      );
+    }
+    // Days after the last closed candle hold nothing yet: ask only up to that day.
+    const lastDay = dayOf(Math.min(range.endMs, boundary) - 1);
+    const clean: CandleRequest = { symbol: range.symbol, timeframe: range.timeframe, startDate: range.startDate, endDate: lastDay };
+    return { range, boundary, clean };
+  }
+
+  /** Asks the sources in order; if every one declines, lets the first that can explain what it lacks say so. */
+  async function ask<T>(find: (provider: CandleProvider) => Promise<T | null>, get: (source: MarketData) => Promise<T>, range: CandleRange): Promise<T> {
+    for (const source of sources) {
+      const answer = isProvider(source) ? await find(source) : await get(source);
+      if (answer) return answer;
+    }
+    for (const source of sources) {
+      if (typeof (source as Partial<MarketData>).getCandles === 'function') await get(source as MarketData);
+    }
+    throw missingDataError(range, 'any configured source', range.startDate);
+  }
+
+  const noClosedCandles = (range: CandleRange, source: string) => missingDataError(range, source, range.startDate, 'the source holds no closed candles in this range');
+
   return {
     async getCandles(request) {
-      const range = resolveCandleRange(request, maxCandles === undefined ? {} : { maxCandles });
-      const boundary = closedBoundary(clock.now().getTime(), range.timeframeMs);
-      if (boundary <= range.startMs) {
-        throw new StratboxError(
-          'NOT_FOUND',
-          `No candles of ${range.symbol} ${range.timeframe} for ${range.startDate}..${range.endDate}: the range is in the future (first missing day ${range.startDate})`,
-          { symbol: range.symbol, timeframe: range.timeframe, firstMissingDay: range.startDate },
-        );
-      }
-      // Days after the last closed candle hold nothing yet: ask only up to that day.
-      const lastDay = dayOf(Math.min(range.endMs, boundary) - 1);
-      const clean: CandleRequest = { symbol: range.symbol, timeframe: range.timeframe, startDate: range.startDate, endDate: lastDay };
-      for (const source of sources) {
-        const answer = isProvider(source) ? await source.find(clean) : await source.getCandles(clean);
-        if (!answer) continue;
-        const { series } = answer;
-        let end = series.length;
-        while (end > 0 && series.time[end - 1]! >= boundary) end--;
-        let start = 0;
-        while (start < end && series.time[start]! < range.startMs) start++;
-        if (end <= start) throw missingDataError(range, answer.source, range.startDate, 'the source holds no closed candles in this range');
-        return { source: answer.source, series: start === 0 && end === series.length ? series : sliceSeries(series, start, end) };
-      }
-      // Every source declined: let the first that can explain what it lacks say so.
-      for (const source of sources) {
-        if (typeof (source as Partial<MarketData>).getCandles === 'function') await (source as MarketData).getCandles(clean);
-      }
-      throw missingDataError(range, 'any configured source', range.startDate);
+      const { range, boundary, clean } = prepare(request);
+      const answer = await ask((p) => p.find(clean), (m) => m.getCandles(clean), range);
+      const { series } = answer;
+      let end = series.length;
+      while (end > 0 && series.time[end - 1]! >= boundary) end--;
+      let start = 0;
+      while (start < end && series.time[start]! < range.startMs) start++;
+      if (end <= start) throw noClosedCandles(range, answer.source);
+      return { source: answer.source, series: start === 0 && end === series.length ? series : sliceSeries(series, start, end) };
+    },
+
+    async getCandlePage(request) {
+      const { range, boundary, clean } = prepare(request);
+      const fromMs = Math.max(range.startMs, request.fromMs ?? range.startMs);
+      const pageRequest: CandlePageRequest = { ...clean, fromMs, limit: request.limit };
+      const answer = await ask((p) => findCandlePage(p, pageRequest), (m) => readCandlePage(m, pageRequest), range);
+      const { series } = answer;
+      let end = series.length;
+      while (end > 0 && series.time[end - 1]! >= boundary) end--;
+      if (end === 0 && fromMs === range.startMs) throw noClosedCandles(range, answer.source);
+      const nextMs = end < series.length || answer.nextMs === null || answer.nextMs >= boundary ? null : answer.nextMs;
+      return { source: answer.source, series: end === series.length ? series : sliceSeries(series, 0, end), nextMs };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TIMEFRAME_MS, type CandleSeries } from '../ports/market-data.js';
+import { sliceSeries } from './candle-series.js';
 import { createSyntheticMarketData } from './synthetic-market-data.js';
 
 const md = createSyntheticMarketData();
@@ -88,6 +89,20 @@ describe('createSyntheticMarketData', () => {
     const minutes = (await md.getCandles({ ...range, timeframe: '1m' })).series;
     expect(hours.close[3]).toBe(minutes.close[4 * 60 - 1]);
     expect(hours.open[3]).toBe(minutes.open[3 * 60]);
+  });
+
+  it('computes any page alone, as exactly that slice of the whole range', async () => {
+    for (const timeframe of ['1m', '15m', '1d'] as const) {
+      const range = { symbol: 'BTC/USDT:USDT', timeframe, startDate: '2023-01-01', endDate: '2023-12-31' };
+      const { series } = await md.getCandles(range);
+      for (const at of [0, 1, Math.floor(series.length / 3), series.length - 5]) {
+        const page = await md.getCandlePage!({ ...range, fromMs: series.time[at]!, limit: 10 });
+        const end = Math.min(series.length, at + 10);
+        expect(columns(page.series)).toEqual(columns(sliceSeries(series, at, end)));
+        expect(page.series.time.buffer.byteLength).toBe((end - at) * 8); // generated alone, not cut from the range
+        expect(page.nextMs).toBe(end < series.length ? series.time[end]! : null);
+      }
+    }
   });
 
   it('refuses ranges over the candle limit', async () => {

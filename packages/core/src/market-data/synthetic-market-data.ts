@@ -216,16 +216,24 @@ export function generateSyntheticSeries(
 
 /**
  * MarketData of deterministic synthetic candles, seeded by symbol: any symbol, any range, no
- * network. It does not know the time: a caller that must not show future candles (the
+ * network. A page (`getCandlePage`) costs its own candles only, wherever it is in the range. It does not know the time: a caller that must not show future candles (the
  * composite `createMarketData` does this) trims them itself.
  */
 export function createSyntheticMarketData(options: SyntheticMarketDataOptions = {}): MarketData {
   const source = options.source ?? 'synthetic';
   return {
     async getCandles(request) {
-      const range = resolveCandleRange(request, options.maxCandles === undefined ? {} : { maxCandles: options.maxCandles });
+      const range = resolveCandleRange(request, options);
       const series = generateSyntheticSeries(range.symbol, range.timeframe, range.startMs, range.endMs, options);
       return { source, series };
+    },
+    // Every candle is a function of its own index: a page generates its own candles only.
+    async getCandlePage(request) {
+      const range = resolveCandleRange(request, options);
+      const from = Math.ceil(Math.max(range.startMs, request.fromMs ?? range.startMs) / range.timeframeMs) * range.timeframeMs;
+      const to = Math.min(range.endMs, from + request.limit * range.timeframeMs);
+      const series = generateSyntheticSeries(range.symbol, range.timeframe, from, Math.max(from, to), options);
+      return { source, series, nextMs: to < range.endMs ? to : null };
     },
   };
 }

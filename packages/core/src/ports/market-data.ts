@@ -46,4 +46,28 @@ export interface CandleRequest {
  */
 export interface MarketData {
   getCandles(request: CandleRequest): Promise<{ source: string; series: CandleSeries }>;
+  /**
+   * Optional: one page of `getCandles(request)`, at a cost in proportion to `limit`, not to the
+   * range (the candles route uses it; without it, callers slice `getCandles`). Guarantees: the
+   * candles are the very ones `getCandles(request)` holds from `fromMs` on, the same errors for
+   * a bad or empty range, and `nextMs` is the open time of the candle after the page, or null at
+   * the end. A source that checks data day by day (an exchange) checks only the days the page
+   * covers, so a page may be served where the whole range would be NOT_FOUND for a later day.
+   */
+  getCandlePage?(request: CandlePageRequest): Promise<CandlePage>;
+}
+
+export interface CandlePageRequest extends CandleRequest {
+  /** The page holds candles opening at or after this time (epoch ms). Default: the range's start. */
+  fromMs?: number | undefined;
+  /** The most candles of the page, at least 1. */
+  limit: number;
+}
+
+export interface CandlePage {
+  source: string;
+  /** At most `limit` candles, oldest first. */
+  series: CandleSeries;
+  /** Open time of the candle that follows the page in the range, or null if the page reaches its end. */
+  nextMs: number | null;
 }
