@@ -22,6 +22,8 @@ import {
  *   this plus STRATBOX_DEPLOYMENT_SCAN_MS.
  * - STRATBOX_DEPLOYMENT_SCAN_MS: how often a process looks for deployments to run: new ones an
  *   `api` process created, and those whose lease expired (default 10000).
+ * - STRATBOX_DEPLOYMENT_RESUME_CONCURRENCY: how many deployments are started at once when the
+ *   process starts (and at each scan); each forks a sandbox process (default 4).
  * - STRATBOX_EXCHANGE_URLS: JSON `{ "<ccxt exchange id>": "http://host:port" }` moving every API
  *   base URL of that exchange to another host: a local exchange emulator, a recording proxy,
  *   a test double. Never set it in production.
@@ -68,6 +70,8 @@ export function readDeploymentConfig(
   if (lease !== undefined) deployments.leaseMs = lease;
   const scan = optionalInt(env, 'STRATBOX_DEPLOYMENT_SCAN_MS', 50);
   if (scan !== undefined) deployments.scanIntervalMs = scan;
+  const resume = optionalInt(env, 'STRATBOX_DEPLOYMENT_RESUME_CONCURRENCY', 1);
+  if (resume !== undefined) deployments.resumeConcurrency = resume;
   const urls = env.STRATBOX_EXCHANGE_URLS ? (JSON.parse(env.STRATBOX_EXCHANGE_URLS) as Record<string, string>) : null;
   if (urls || clock) {
     deployments.exchanges = createExchangeClientPool({

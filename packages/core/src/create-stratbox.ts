@@ -174,6 +174,8 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     ...(config.deployments?.run === undefined ? {} : { run: config.deployments.run }),
     ...(config.deployments?.scanIntervalMs === undefined ? {} : { scanIntervalMs: config.deployments.scanIntervalMs }),
     ...(config.deployments?.leaseMs === undefined ? {} : { leaseMs: config.deployments.leaseMs }),
+    ...(config.deployments?.resumeConcurrency === undefined ? {} : { resumeConcurrency: config.deployments.resumeConcurrency }),
+    ...(config.deployments?.scanPageSize === undefined ? {} : { scanPageSize: config.deployments.scanPageSize }),
     onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
   });
   const deployments = createDeploymentService({

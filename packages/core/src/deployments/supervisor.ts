@@ -45,6 +45,14 @@ export interface DeploymentSupervisorOptions {
    * a service need clocks that agree to well within `leaseMs / 3`.
    */
   leaseMs?: number;
+  /**
+   * How many deployments this process starts (or resumes) at once at `start()` and at each scan:
+   * each forks a sandbox process and warms its strategy up, so a restart with many deployments
+   * brings them back a few at a time. Default 4.
+   */
+  resumeConcurrency?: number;
+  /** How many deployments one Store read returns while resuming and scanning; all pages are read. Default 500. */
+  scanPageSize?: number;
 }
 
 export interface DeploymentSupervisorDeps extends DeploymentSupervisorOptions {
@@ -64,7 +72,11 @@ export interface DeploymentSupervisorDeps extends DeploymentSupervisorOptions {
 }
 
 export interface DeploymentSupervisor {
-  /** Resumes every deployment that was starting, running or stopping when the process ended. */
+  /**
+   * Resumes every deployment that was starting, running or stopping when the process ended (all
+   * of them, read page by page, `resumeConcurrency` at a time, in the background), then scans
+   * every `scanIntervalMs`.
+   */
   start(): Promise<void>;
   /** Runs a deployment that is `starting` (created or restarted); resolves once it runs or failed. */
   launch(deployment: DeploymentRecord): Promise<void>;
@@ -112,6 +124,8 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
   const runsHere = deps.run !== false;
   let scanTimer: NodeJS.Timeout | undefined;
   let startedHere = false;
+  const resumeConcurrency = Math.max(1, Math.floor(deps.resumeConcurrency ?? 4));
+  const scanPageSize = Math.max(1, Math.floor(deps.scanPageSize ?? 500));
 
   // Leases
   const leaseMs = Math.max(30, deps.leaseMs ?? 15_000);
@@ -400,23 +414,39 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     async start() {
       if (!runsHere || closed || startedHere) return;
       startedHere = true;
-      /** Runs what no live process holds: deployments to run, and stops a dead process left half-done. */
-      const claim = (pending: DeploymentRecord[]) => {
-        for (const deployment of pending) {
-          if (runners.has(deployment.id) || locks.has(deployment.id)) continue;
-          if (deployment.status !== 'stopping') void this.launch(deployment).catch(() => undefined);
-          // A stop whose lease holder died (or a stop asked of an API-only process): whoever gets the lease carries it out.
-          else void this.stop(deployment).catch(() => undefined);
+      /**
+       * Runs what no live process holds: deployments to run, and stops a dead process left
+       * half-done. Reads every page, and launches at most `resumeConcurrency` at once; resolves
+       * when all it started are done.
+       */
+      const claimAll = async () => {
+        const inFlight = new Set<Promise<unknown>>();
+        let after: { createdAt: string; id: string } | undefined;
+        try {
+          for (;;) {
+            const page = await store.deployments.listByStatus(['starting', 'running', 'stopping'], scanPageSize, after);
+            for (const deployment of page) {
+              while (inFlight.size >= resumeConcurrency) await Promise.race(inFlight);
+              if (closed) return;
+              if (runners.has(deployment.id) || locks.has(deployment.id)) continue;
+              // A stop whose lease holder died (or a stop asked of an API-only process): whoever gets the lease carries it out.
+              const task = (deployment.status === 'stopping' ? this.stop(deployment) : this.launch(deployment)).catch(() => undefined);
+              inFlight.add(task);
+              void task.then(() => inFlight.delete(task));
+            }
+            const last = page[page.length - 1];
+            if (page.length < scanPageSize || !last) break;
+            after = { createdAt: last.createdAt, id: last.id };
+          }
+        } finally {
+          await Promise.all(inFlight);
         }
       };
-      claim(await store.deployments.listByStatus(['starting', 'running', 'stopping'], 10_000));
       // Deployments created by a process that does not run them (an API-only node), and those
       // whose process died (their lease expires, then one of the running processes takes them).
       const scan = () => {
         scanTimer = setTimeout(() => {
-          void store.deployments
-            .listByStatus(['starting', 'running', 'stopping'], 10_000)
-            .then(claim)
+          void claimAll()
             .catch((error: unknown) => logger.warn('Deployment scan failed', { error: error instanceof Error ? error.message : String(error) }))
             .finally(() => {
               if (!closed) scan();
@@ -424,7 +454,12 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
         }, deps.scanIntervalMs ?? 10_000);
         scanTimer.unref?.();
       };
-      scan();
+      // The first pass runs in the background: a host's start() does not wait for every deployment to be back.
+      void claimAll()
+        .catch((error: unknown) => logger.warn('Deployment resume failed', { error: error instanceof Error ? error.message : String(error) }))
+        .finally(() => {
+          if (!closed) scan();
+        });
     },
 
     launch(deployment) {

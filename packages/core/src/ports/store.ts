@@ -220,8 +220,12 @@ export interface DeploymentRepository {
    * no such deployment (or it is another user's).
    */
   delete(userId: string, id: string): Promise<boolean>;
-  /** Deployments in the given statuses, oldest first, across users (for recovery at start). */
-  listByStatus(statuses: readonly DeploymentStatus[], limit: number): Promise<DeploymentRecord[]>;
+  /**
+   * Deployments in the given statuses, oldest first by (createdAt, id), across users (for
+   * recovery at start): at most `limit`, strictly after `after` when given, so that a caller
+   * pages through any number of them.
+   */
+  listByStatus(statuses: readonly DeploymentStatus[], limit: number, after?: ListPosition): Promise<DeploymentRecord[]>;
   /*
    * Leases: which process runs a deployment. A lease is an owner id and an expiry (`untilIso`,
    * an ISO-8601 UTC timestamp compared as a string); the deployment's status is not involved.

@@ -251,9 +251,9 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
           return true;
         });
       },
-      async listByStatus(statuses, limit) {
+      async listByStatus(statuses, limit, after) {
         return [...get().deployments.values()]
-          .filter((d) => statuses.includes(d.status))
+          .filter((d) => statuses.includes(d.status) && (!after || d.createdAt > after.createdAt || (d.createdAt === after.createdAt && d.id > after.id)))
           .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1))
           .slice(0, Math.max(0, limit))
           .map((d) => structuredClone(d));

@@ -130,6 +130,27 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       expect(mine).toEqual([b, a]);
       expect(await store.deployments.listByStatus([], 10)).toEqual([]);
     });
+
+    it('listByStatus pages oldest first strictly after a position, ties broken by id', async () => {
+      const { store, userId, otherUserId } = context();
+      const old = (s: number) => new Date(Date.UTC(1988, 0, 1) + s * 1000).toISOString();
+      const made = [0, 1, 1, 1, 2, 3].map((s, i) => deployment(i % 2 ? otherUserId : userId, { status: 'running', createdAt: old(s) }));
+      for (const x of made) await store.deployments.insert(x);
+      const ids = new Set(made.map((x) => x.id));
+      const expected = [...made].sort((x, y) => (x.createdAt === y.createdAt ? (x.id < y.id ? -1 : 1) : x.createdAt < y.createdAt ? -1 : 1));
+      // Paged by 2 from just before them (rows of other tests are newer, never between).
+      const seen: DeploymentRecord[] = [];
+      let after = { createdAt: old(-1), id: '' };
+      while (seen.length < made.length) {
+        const page = await store.deployments.listByStatus(['running'], 2, after);
+        if (page.length === 0) break;
+        seen.push(...page.filter((x) => ids.has(x.id)));
+        after = { createdAt: page[page.length - 1]!.createdAt, id: page[page.length - 1]!.id };
+      }
+      expect(seen).toEqual(expected);
+      const fromMiddle = await store.deployments.listByStatus(['running'], 3, { createdAt: expected[1]!.createdAt, id: expected[1]!.id });
+      expect(fromMiddle).toEqual(expected.slice(2, 5));
+    });
   });
 
   describe('deployment leases', () => {

@@ -122,12 +122,11 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
       return true;
     },
 
-    async listByStatus(statuses, limit) {
+    async listByStatus(statuses, limit, after) {
       if (statuses.length === 0) return [];
-      const rows = await db
-        .selectFrom('deployments')
-        .selectAll()
-        .where('status', 'in', [...statuses])
+      let query = db.selectFrom('deployments').selectAll().where('status', 'in', [...statuses]);
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.createdAt, after.id)));
+      const rows = await query
         .orderBy('created_at', 'asc')
         .orderBy('id', 'asc')
         .limit(Math.max(0, limit))
