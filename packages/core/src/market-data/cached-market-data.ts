@@ -119,11 +119,8 @@ export function createStoreCandleCache(store: Store): StoreCandleCache {
   };
 }
 
-/** The first day of a range that a cached source lacks (`hint`: why, when every day is cached). */
-interface Gap {
-  day: string;
-  hint?: string;
-}
+/** Why a cached source cannot answer a range: a day without a chunk, or no candle in its days. */
+type Uncovered = 'days missing' | 'no candles';
 
 /**
  * Candles written to the cache under one `source` (by default `csv`, as `importCandlesCsv`
@@ -135,22 +132,27 @@ interface Gap {
 export function createCachedCandleSource(store: Store, source = 'csv'): CandleProvider & MarketData {
   const cache = createStoreCandleCache(store);
 
-  /** Why the cache cannot answer the whole range: its first missing day, or null if it can. */
-  async function gap(range: CandleRange): Promise<Gap | null> {
-    const count = (fromMs: number, toMs: number) => store.candles.countChunks(source, range.symbol, range.timeframe, dayOf(fromMs), dayOf(toMs - 1));
-    const whole = await count(range.startMs, range.endMs);
-    if (whole.days < dayCount(range.startMs, range.endMs)) {
-      // Halve the days [lo, hi] that hold the first missing one, counting the first half each time.
-      let lo = Math.floor(range.startMs / DAY_MS) * DAY_MS;
-      let hi = Math.floor((range.endMs - 1) / DAY_MS) * DAY_MS;
-      while (lo < hi) {
-        const mid = lo + Math.floor((hi - lo) / DAY_MS / 2) * DAY_MS;
-        if ((await count(lo, mid + DAY_MS)).days < (mid - lo) / DAY_MS + 1) hi = mid;
-        else lo = mid + DAY_MS;
-      }
-      return { day: dayOf(lo) };
+  const count = (range: CandleRange, fromMs: number, toMs: number) =>
+    store.candles.countChunks(source, range.symbol, range.timeframe, dayOf(fromMs), dayOf(toMs - 1));
+
+  /** Whether the cache holds every day of the range and a candle in it: one count, no data read. */
+  async function coverage(range: CandleRange): Promise<'covered' | Uncovered> {
+    const whole = await count(range, range.startMs, range.endMs);
+    if (whole.days < dayCount(range.startMs, range.endMs)) return 'days missing';
+    return whole.candles === 0 ? 'no candles' : 'covered';
+  }
+
+  /** The NOT_FOUND for a range not covered, naming its first missing day (found by halving the days, a count each). */
+  async function notCovered(range: CandleRange, why: Uncovered): Promise<never> {
+    if (why === 'no candles') throw missingDataError(range, source, range.startDate, 'the cached days hold no candles');
+    let lo = Math.floor(range.startMs / DAY_MS) * DAY_MS;
+    let hi = Math.floor((range.endMs - 1) / DAY_MS) * DAY_MS;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / DAY_MS / 2) * DAY_MS;
+      if ((await count(range, lo, mid + DAY_MS)).days < (mid - lo) / DAY_MS + 1) hi = mid;
+      else lo = mid + DAY_MS;
     }
-    return whole.candles === 0 ? { day: range.startDate, hint: 'the cached days hold no candles' } : null;
+    throw missingDataError(range, source, dayOf(lo));
   }
 
   const readAll = async (range: CandleRange) => ({ source, series: (await cache.read(source, range)).series });
@@ -158,21 +160,18 @@ export function createCachedCandleSource(store: Store, source = 'csv'): CandlePr
     const { series, nextMs } = await pageByDays(range, request, async (fromMs, toMs) => (await cache.read(source, windowOf(range, fromMs, toMs))).series);
     return { source, series, nextMs };
   }
-  /** `read(range)` when the cache covers the whole range, else `otherwise(the first missing day)`. */
-  async function ifCovered<T>(request: CandleRequest, read: (range: CandleRange) => Promise<T>, otherwise: (range: CandleRange, missing: Gap) => T): Promise<T> {
+  /** `read(range)` when the cache covers the whole range, else `otherwise`. */
+  async function ifCovered<T>(request: CandleRequest, read: (range: CandleRange) => Promise<T>, otherwise: (range: CandleRange, why: Uncovered) => Promise<T> | T): Promise<T> {
     const range = toRange(request);
-    const missing = await gap(range);
-    return missing ? otherwise(range, missing) : read(range);
+    const why = await coverage(range);
+    return why === 'covered' ? read(range) : otherwise(range, why);
   }
   const decline = () => null;
-  const refuse = (range: CandleRange, missing: Gap): never => {
-    throw missingDataError(range, source, missing.day, missing.hint);
-  };
 
   return {
     find: (request) => ifCovered(request, readAll, decline),
     findPage: (request) => ifCovered(request, (range) => readPage(range, request), decline),
-    getCandles: (request) => ifCovered(request, readAll, refuse),
-    getCandlePage: (request) => ifCovered(request, (range) => readPage(range, request), refuse),
+    getCandles: (request) => ifCovered(request, readAll, notCovered),
+    getCandlePage: (request) => ifCovered(request, (range) => readPage(range, request), notCovered),
   };
 }
