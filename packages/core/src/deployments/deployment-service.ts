@@ -23,7 +23,7 @@ export interface DeploymentServiceDeps {
   executor: Pick<BacktestExecutor, 'inspect' | 'checkParams'>;
   supervisor: DeploymentSupervisor;
   log: DeploymentLogWriter;
-  /** Throws 402 PLAN_LIMIT_EXCEEDED when the user has no live bot slot left; called inside the create (and restart) transaction. */
+  /** Throws 402 PLAN_LIMIT_EXCEEDED when the user has no live bot slot left; called inside the create (and restart) transaction, after `users.lock`. */
   assertDeploymentSlot: (userId: string, tx: StoreRepositories) => Promise<void>;
   /**
    * How long stop and delete wait for another process, the one running the deployment, to
@@ -133,7 +133,9 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         stoppedAt: null,
       };
       await store.transaction(async (tx) => {
-        // Lock the credential row (PostgreSQL), then count and insert in one transaction.
+        // Lock the user (the live bot limit is per user, so creates on other credentials wait too),
+        // then the credential row (one deployment per credential and symbol), then count and insert.
+        await tx.users.lock(userId);
         if (!(await tx.credentials.findById(userId, body.credentialId, { forUpdate: true }))) throw notFound('Credential', body.credentialId);
         await deps.assertDeploymentSlot(userId, tx);
         await assertSymbolsFree(tx, userId, body.credentialId, body.symbols);
@@ -179,6 +181,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const time = clock.now().toISOString();
       const restarted = await store.transaction(async (tx) => {
         if (record.status !== 'running') {
+          await tx.users.lock(userId);
           await tx.credentials.findById(userId, record.credentialId, { forUpdate: true });
           await deps.assertDeploymentSlot(userId, tx);
           await assertSymbolsFree(tx, userId, record.credentialId, record.symbols, id);

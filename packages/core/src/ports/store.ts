@@ -156,6 +156,17 @@ export interface UserRepository {
   /** Inserts a user; throws if the id exists. */
   insert(user: UserRecord): Promise<void>;
   findById(id: string): Promise<UserRecord | null>;
+  /**
+   * Inside a transaction: serializes it with every other transaction that locks the same user
+   * id, from this call until it ends (commit or rollback), so that a per-user check (a plan's
+   * live bot limit) and the write it guards are atomic, whatever other rows (credentials) the
+   * transactions touch. Works whether or not the user has a row (hosts with their own
+   * authentication have none). PostgreSQL: a transaction-scoped advisory lock keyed by the user
+   * id; SQLite and memory run whole transactions one at a time, so there is nothing more to do.
+   * Outside a transaction it has no lasting effect. Take it before any row lock of the same
+   * transaction, so that lock order is always user first.
+   */
+  lock(userId: string): Promise<void>;
 }
 
 export interface ApiKeyRepository {

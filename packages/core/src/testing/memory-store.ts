@@ -135,6 +135,8 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         const value = structuredClone(user);
         write((s) => insertUnique(s.users, value.id, value, 'user id'));
       },
+      // Transactions run one at a time (see createMemoryStore): already serialized.
+      async lock() {},
       async findById(id) { return copy(get().users.get(id)); },
     },
     apiKeys: {

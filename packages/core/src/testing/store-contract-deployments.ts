@@ -153,6 +153,40 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
     });
   });
 
+  describe('users.lock', () => {
+    /** One create as the deployment service makes it: lock the user, count, insert if under `limit`. */
+    const createUnder = (store: Store, userId: string, limit: number) =>
+      store.transaction(async (tx) => {
+        await tx.users.lock(userId);
+        if ((await tx.deployments.countActive(userId)) >= limit) return false;
+        // Each on its own credential: no row the transactions share but the user's lock.
+        await tx.deployments.insert(deployment(userId, { status: 'starting' }));
+        return true;
+      });
+
+    it('serializes concurrent transactions of one user: of 8 count-then-insert under a limit of 1 exactly one inserts', async () => {
+      const { store } = context();
+      // A user id with no user row, as with a host's own authentication.
+      const userId = uid('usr');
+      const results = await Promise.all(Array.from({ length: 8 }, () => createUnder(store, userId, 1)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(await store.deployments.countActive(userId)).toBe(1);
+    });
+
+    it('is released when the transaction rolls back, and does not hold other users', async () => {
+      const { store, userId, otherUserId } = context();
+      const failed = store.transaction(async (tx) => {
+        await tx.users.lock(userId);
+        throw new Error('rolled back');
+      });
+      await expect(failed).rejects.toThrow('rolled back');
+      const fresh = uid('usr');
+      expect(await Promise.all([createUnder(store, fresh, 2), createUnder(store, fresh, 2), createUnder(store, otherUserId + '-x', 1)])).toEqual([true, true, true]);
+      expect(await store.transaction(async (tx) => (await tx.users.lock(userId), 'locked again'))).toBe('locked again');
+      await store.users.lock(userId);
+    });
+  });
+
   describe('deployment leases', () => {
     it('acquireLease takes a free lease, extends its own, and refuses an unexpired lease of another owner', async () => {
       const { store, userId } = context();
