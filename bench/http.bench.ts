@@ -5,6 +5,9 @@
  *
  *   npx -y pnpm@10 bench        (or: cd bench && pnpm http)
  *   BENCH_SECONDS=10 to run longer.
+ *   BENCH_RATE_LIMIT=off to leave the router's rate limiter out; by default every request is
+ *   counted (in memory) against a limit too high to be reached, so the figure includes the
+ *   counting but never a 429 (which would be measured as an error).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,12 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import express from 'express';
-import { createSilentLogger, createStratbox } from '@stratbox/core';
+import { createMemoryRateLimiter, createSilentLogger, createStratbox } from '@stratbox/core';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { createStratboxRouter } from '@stratbox/adapter-express';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const RATE_LIMIT = process.env.BENCH_RATE_LIMIT !== 'off';
 
 async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
@@ -40,7 +44,9 @@ async function main() {
     await stratbox.strategies.create(userId, { name: `strategy ${i}`, description: 'SMA crossover', source: `export function onCandle(){ /* ${i} */ }`, marketType: 'LINEAR' });
   }
   const app = express();
-  app.use(createStratboxRouter(stratbox));
+  app.use(createStratboxRouter(stratbox, {
+    rateLimiter: RATE_LIMIT && createMemoryRateLimiter({ user: { points: 1_000_000_000, durationSeconds: 3600 } }),
+  }));
   const stratboxServer = await listen(app);
 
   const hello = express();
@@ -60,7 +66,7 @@ async function main() {
   const ours = await measure(`${stratboxServer.url}/api/strategies`, { authorization: `Bearer ${apiKey}` });
 
   const ratio = ours.rps / bare.rps;
-  console.log(`HTTP benchmark (${SECONDS}s each, ${CONNECTIONS} connections, in-process autocannon, node ${process.version})`);
+  console.log(`HTTP benchmark (${SECONDS}s each, ${CONNECTIONS} connections, in-process autocannon, node ${process.version}, rate limiter ${RATE_LIMIT ? 'counting' : 'off'})`);
   console.log(`  bare Express hello-world      ${bare.rps.toFixed(0).padStart(8)} req/s   p99 ${bare.p99} ms   errors ${bare.errors}`);
   console.log(`  GET /api/strategies (20, SQLite) ${ours.rps.toFixed(0).padStart(5)} req/s   p99 ${ours.p99} ms   errors ${ours.errors}`);
   console.log(`  ratio ${ratio.toFixed(2)}  (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);

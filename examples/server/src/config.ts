@@ -6,6 +6,8 @@ export interface ServerConfig {
   dataDir: string;
   databaseUrl: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** `STRATBOX_TRUST_PROXY`: Express's `trust proxy` (`true`, a hop count, or addresses/subnets), for client addresses behind a proxy. */
+  trustProxy: boolean | number | string | undefined;
 }
 
 /** The example server's settings, from the environment. */
@@ -20,5 +22,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     dataDir: resolve(env.DATA_DIR ?? './.stratbox'),
     databaseUrl: env.DATABASE_URL || undefined,
     logLevel,
+    trustProxy: trustProxy(env.STRATBOX_TRUST_PROXY),
   };
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
 }

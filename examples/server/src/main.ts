@@ -9,6 +9,7 @@ import { openStore } from './open-store.js';
 import { readDeploymentConfig } from './deployment-config.js';
 import { openQueue } from './open-queue.js';
 import { readScaleOutConfig, runsJobs, servesHttp } from './roles.js';
+import { openRateLimiter, readRateLimits } from './rate-limit-config.js';
 
 /**
  * Starts the Stratbox service in the role STRATBOX_ROLE says (api, worker or all, see
@@ -18,6 +19,7 @@ async function main() {
   const config = readConfig();
   const scale = readScaleOutConfig();
   const logger = createJsonLogger({ level: config.logLevel });
+  const rateLimits = readRateLimits();
   const store = await openStore(config, logger);
   const { queue, events } = openQueue(scale, logger);
   const live = readDeploymentConfig(store, logger);
@@ -52,7 +54,8 @@ async function main() {
     return;
   }
 
-  const server = createServer(createApp(stratbox));
+  const rateLimiter = await openRateLimiter(rateLimits, scale, logger);
+  const server = createServer(createApp(stratbox, { rateLimiter, ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }) }));
   // requests Node's parser refuses (e.g. a 20 KB query string: 431) get a JSON error body too
   server.on('clientError', handleClientError);
   server.requestTimeout = 30_000;
@@ -83,6 +86,7 @@ async function main() {
     });
     await stratbox.close();
     logger.info('stopped');
+    if (rateLimiter) await rateLimiter.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -1,10 +1,12 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import {
+  createMemoryRateLimiter,
   generateOpenApi,
   parseInput,
   StratboxError,
   toErrorResponse,
   type Authenticator,
+  type RateLimiter,
   type RouteDef,
   type RouteKey,
   type Stratbox,
@@ -19,6 +21,16 @@ export interface StratboxRouterOptions {
   bodyLimit?: number | string;
   /** Serve the OpenAPI 3.1 document at `/api/openapi.json` (default true). */
   openapi?: boolean;
+  /**
+   * Counts every request under `/api`: per user once authenticated, per client address
+   * (`req.ip`: set Express's `trust proxy` behind a proxy) for requests without valid
+   * credentials, the billing webhook and unknown routes. Over the limit: 429 `RATE_LIMITED` with
+   * `Retry-After`; every counted response carries `RateLimit-Limit`, `RateLimit-Remaining` and
+   * `RateLimit-Reset` (seconds). Default: `createMemoryRateLimiter()` (per process, with
+   * `DEFAULT_RATE_LIMITS`); pass a shared one (`createRedisRateLimiter` from
+   * `@stratbox/queue-bullmq`) for several nodes, or `false` for none. The router does not close it.
+   */
+  rateLimiter?: RateLimiter | false;
 }
 
 /** `res.locals` fields the router sets, for request loggers. */
@@ -40,11 +52,15 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
   const limit = options.bodyLimit ?? '2mb';
   const json = jsonBody(limit);
   const raw = rawBody(limit);
+  const limiter = options.rateLimiter === false ? null : (options.rateLimiter ?? createMemoryRateLimiter());
+  /** Counts the request against its caller and sets the RateLimit headers; rejects with RATE_LIMITED over the limit. */
+  const countRequest = (req: Request, res: Response, userId?: string): Promise<void> =>
+    limiter ? applyRateLimit(limiter, stratbox, req, res, userId) : Promise.resolve();
 
   if (options.openapi !== false) {
     const document = generateOpenApi();
-    router.get('/api/openapi.json', (_req, res) => {
-      res.json(document);
+    router.get('/api/openapi.json', (req, res, next) => {
+      countRequest(req, res).then(() => res.json(document), next);
     });
   }
 
@@ -59,20 +75,22 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
       parseBody(req, res, (error?: unknown) => (error ? next(error) : run(req, res, next)));
     };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    // One handler per route: authenticate, then read the body, then validate and call core.
+    // One handler per route: authenticate, count the request against its caller (the user, else
+    // the client address), then read the body, then validate and call core.
     router[method](route.path, (req, res, next) => {
       res.locals.routeKey = key;
-      if (!needsUser) return withBody(req, res, next);
-      authenticate({ headers: req.headers }).then((caller) => {
-        if (!caller) return next(new StratboxError('UNAUTHENTICATED', 'Missing or invalid API key; send Authorization: Bearer <api key>'));
-        res.locals.userId = caller.userId;
+      const caller = needsUser ? authenticate({ headers: req.headers }) : Promise.resolve(null);
+      caller.then(async (found) => {
+        if (found) res.locals.userId = found.userId;
+        await countRequest(req, res, found?.userId);
+        if (needsUser && !found) throw new StratboxError('UNAUTHENTICATED', 'Missing or invalid API key; send Authorization: Bearer <api key>');
         withBody(req, res, next);
-      }, next);
+      }).catch(next);
     });
   }
 
-  router.all('/api/{*rest}', (req, _res, next) => {
-    next(new StratboxError('NOT_FOUND', `No route ${req.method} ${req.path}`));
+  router.all('/api/{*rest}', (req, res, next) => {
+    countRequest(req, res).then(() => next(new StratboxError('NOT_FOUND', `No route ${req.method} ${req.path}`)), next);
   });
 
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
@@ -118,6 +136,31 @@ async function handle(stratbox: Stratbox, key: RouteKey, route: RouteDef, req: R
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.end(payload);
+}
+
+/**
+ * Counts one request of the user (or, without one, of the client address) and sets the
+ * `RateLimit-*` headers; over the limit it rejects with RATE_LIMITED, whose `retryAfterSeconds`
+ * becomes `Retry-After`. A limiter that fails (its store is down) lets the request through.
+ */
+async function applyRateLimit(limiter: RateLimiter, stratbox: Stratbox, req: Request, res: Response, userId: string | undefined): Promise<void> {
+  let decision;
+  try {
+    decision = userId ? await limiter.hit('user', userId) : await limiter.hit('ip', req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  } catch (error) {
+    stratbox.logger.warn('Rate limiter failed; request let through', { error: error instanceof Error ? error.message : String(error) });
+    return;
+  }
+  const resetSeconds = Math.ceil(decision.resetMs / 1000);
+  res.setHeader('RateLimit-Limit', String(decision.limit));
+  res.setHeader('RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('RateLimit-Reset', String(resetSeconds));
+  if (decision.allowed) return;
+  const retryAfterSeconds = Math.max(1, resetSeconds);
+  throw new StratboxError('RATE_LIMITED', `Too many requests: at most ${decision.limit} per window ${userId ? 'per user' : 'per client address'}; retry in ${retryAfterSeconds} s`, {
+    retryAfterSeconds,
+    limit: decision.limit,
+  });
 }
 
 /**

@@ -5,10 +5,11 @@ export type RedisConnection = string | RedisOptions;
 
 /**
  * A new ioredis client. `maxRetriesPerRequest: null` is what BullMQ's workers require (their
- * blocking commands must wait across reconnects instead of failing).
+ * blocking commands must wait across reconnects instead of failing); `overrides` change that
+ * for clients whose commands must not wait.
  */
-export function openRedis(connection: RedisConnection, name: string): Redis {
-  const options: RedisOptions = { maxRetriesPerRequest: null, connectionName: name };
+export function openRedis(connection: RedisConnection, name: string, overrides: RedisOptions = {}): Redis {
+  const options: RedisOptions = { maxRetriesPerRequest: null, connectionName: name, ...overrides };
   return typeof connection === 'string' ? new Redis(connection, options) : new Redis({ ...connection, ...options });
 }
 

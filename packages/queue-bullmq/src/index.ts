@@ -1,4 +1,5 @@
-/** `@stratbox/queue-bullmq`: Stratbox's JobQueue on BullMQ and EventBus on Redis pub/sub. */
+/** `@stratbox/queue-bullmq`: Stratbox's JobQueue on BullMQ, EventBus on Redis pub/sub and RateLimiter on Redis. */
 export { createBullMqJobQueue, type BullMqJobQueueConfig } from './bullmq-job-queue.js';
 export { createRedisEventBus, type RedisEventBusConfig } from './redis-event-bus.js';
+export { createRedisRateLimiter, type RedisRateLimiter, type RedisRateLimiterConfig } from './redis-rate-limiter.js';
 export type { RedisConnection } from './connection.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { createSilentLogger, createStratbox, type Stratbox, type StratboxConfig } from '@stratbox/core';
+import { createMemoryRateLimiter, createSilentLogger, createStratbox, type RateLimiter, type Stratbox, type StratboxConfig } from '@stratbox/core';
 import { listenLocally } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
@@ -16,13 +16,17 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** The example service in this process on a SQLite file in a temp dir, listening on a free port. */
-export async function startTestService(config: Omit<StratboxConfig, 'store'> = {}): Promise<TestService> {
+/**
+ * The example service in this process on a SQLite file in a temp dir, listening on a free port.
+ * Its rate limits are far above what a functional test sends, unless `options.rateLimiter` says otherwise.
+ */
+export async function startTestService(config: Omit<StratboxConfig, 'store'> = {}, options: { rateLimiter?: RateLimiter | false } = {}): Promise<TestService> {
   const data = tempDataDir();
   const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
   const stratbox = createStratbox({ logger: createSilentLogger(), ...config, store });
   await stratbox.start();
-  const server = createServer(createApp(stratbox, { logRequests: false }));
+  const rateLimiter = options.rateLimiter ?? createMemoryRateLimiter({ user: { points: 1_000_000, durationSeconds: 60 }, ip: { points: 1_000_000, durationSeconds: 60 } });
+  const server = createServer(createApp(stratbox, { logRequests: false, rateLimiter }));
   const { url: baseUrl, close: closeServer } = await listenLocally(server);
   return {
     baseUrl,

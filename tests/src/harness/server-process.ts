@@ -22,6 +22,13 @@ export interface ServerProcess {
  */
 const ISOLATED_ENV = { DATABASE_URL: '', REDIS_URL: '', STRATBOX_ROLE: '', STRATBOX_MASTER_KEY: '' };
 
+/**
+ * Rate limits far above what any functional test sends (polling loops make thousands of requests
+ * a minute, a whole walk of the API hundreds from one address), so that none meets a 429; the
+ * rate-limit tests set their own.
+ */
+export const TEST_RATE_LIMIT_ENV = { STRATBOX_RATE_LIMIT: '1000000/60s', STRATBOX_RATE_LIMIT_IP: '1000000/60s' };
+
 /** A temporary DATA_DIR, removed by the returned function. */
 export function tempDataDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'stratbox-e2e-'));
@@ -48,7 +55,7 @@ export interface ExampleServerProcess {
 export async function spawnExampleServer(env: Record<string, string>, ready: string, timeoutMs: number): Promise<ExampleServerProcess> {
   const child = spawn(process.execPath, [...NODE_ARGS, 'src/main.ts'], {
     cwd: SERVER_DIR,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...TEST_RATE_LIMIT_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

@@ -67,4 +67,14 @@ describe('the generated OpenAPI document', () => {
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['strategyId', 'status', 'limit', 'cursor']);
     expect((doc.paths['/api/billing/webhook'] as Record<string, any>).post.security).toEqual([]);
   });
+
+  it('documents the RateLimit headers on every response, and Retry-After on 429', () => {
+    const list = (doc.paths['/api/strategies'] as Record<string, any>).get;
+    for (const status of ['200', '400', '401', '429']) {
+      expect(Object.keys(list.responses[status].headers)).toEqual(expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+    }
+    expect(list.responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(list.responses['200'].headers['Retry-After']).toBeUndefined();
+    expect(Object.keys(doc.components.headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+  });
 });

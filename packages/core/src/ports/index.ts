@@ -4,3 +4,4 @@ export * from './logger.js';
 export * from './authenticator.js';
 export * from './secret-box.js';
 export * from './exchange-gateway.js';
+export * from './rate-limiter.js';
