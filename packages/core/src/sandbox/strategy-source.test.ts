@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StratboxError } from '../errors/stratbox-error.js';
 import { createSandboxPool } from './sandbox-pool.js';
 import { createStrategySourceChecker } from './strategy-source-checker.js';
-import { checkStrategySource, compileStrategySource } from './strategy-source.js';
+import { checkStrategySource, compileStrategySource, compileStrategySourceAsync, compileWithService } from './strategy-source.js';
 
 function details(fn: () => unknown) {
   try {
@@ -90,5 +90,18 @@ export function onCandle(ctx: Ctx, candle: Candle): void {
     expect(error.details).toMatchObject({ line: 7 });
     expect(error.details.stack).toMatch(/onCandle \(strategy\.ts:7:\d+\)/);
     expect(error.logs).toHaveLength(1);
+  });
+});
+
+describe('the compiler service', () => {
+  it('refuses a source that kills esbuild with 400, and compiles the next source with a fresh service', async () => {
+    // past the shape check, 250,000 nested brackets overflow esbuild's own stack and kill its process
+    const bomb = `export function onCandle(ctx,c){ const x = ${'['.repeat(250_000)}${']'.repeat(250_000)}; }`;
+    const refused = await compileWithService(bomb).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, details: [{ code: 'SOURCE_TOO_COMPLEX' }] });
+    await expect(compileStrategySourceAsync('export function onCandle(ctx, c) {}')).resolves.toMatchObject({ exports: ['onCandle'] });
   });
 });

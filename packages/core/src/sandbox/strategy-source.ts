@@ -1,5 +1,6 @@
-import { build, buildSync, type BuildOptions, type BuildResult, type Message } from 'esbuild';
-import { StratboxError } from '../errors/stratbox-error.js';
+import { build, buildSync, stop, type BuildOptions, type BuildResult, type Message } from 'esbuild';
+import { StratboxError, isStratboxError } from '../errors/stratbox-error.js';
+import { checkSourceShape } from './source-shape.js';
 
 /** A strategy source with its TypeScript types stripped, ready for the sandbox. */
 export interface CompiledStrategy {
@@ -15,6 +16,8 @@ export interface CompiledStrategy {
 export interface SourceProblem {
   path: 'source';
   message: string;
+  /** `SOURCE_TOO_COMPLEX` when the source is shaped to exhaust a parser (see `checkSourceShape`). */
+  code?: string;
   line?: number;
   column?: number;
   lineText?: string;
@@ -50,12 +53,12 @@ function lineOf(source: string, needle: string): { line?: number; column?: numbe
  * (strategies are one self-contained module), or a missing `onCandle` export.
  */
 export function compileStrategySource(source: string): CompiledStrategy {
-  checkNotEmpty(source);
+  checkBeforeCompile(source);
   let result;
   try {
     result = buildSync(buildOptions(source));
   } catch (error) {
-    throw toValidationError(error);
+    refuse(error);
   }
   return fromResult(source, result);
 }
@@ -65,18 +68,30 @@ export function compileStrategySource(source: string): CompiledStrategy {
  * synchronous call: cheaper for a process that compiles many sources (the sandbox's children).
  */
 export async function compileStrategySourceAsync(source: string): Promise<CompiledStrategy> {
-  checkNotEmpty(source);
+  checkBeforeCompile(source);
+  return compileWithService(source);
+}
+
+/**
+ * The esbuild part of `compileStrategySourceAsync`, without the shape check in front. A source
+ * that kills esbuild's service is refused (400), and the next call starts a fresh service.
+ */
+export async function compileWithService(source: string): Promise<CompiledStrategy> {
   let result;
   try {
     result = await build(buildOptions(source));
   } catch (error) {
-    throw toValidationError(error);
+    // if esbuild's long-lived service died on this source, the next call starts a fresh one
+    if (!isStratboxError(toValidationError(error))) await stop();
+    refuse(error);
   }
   return fromResult(source, result);
 }
 
-function checkNotEmpty(source: string) {
+/** Refuses an empty source, and one shaped to exhaust the parser, before esbuild sees it. */
+function checkBeforeCompile(source: string) {
   if (typeof source !== 'string' || source.trim() === '') fail([{ path: 'source', message: 'The strategy source is empty' }]);
+  checkSourceShape(source);
 }
 
 function buildOptions(source: string) {
@@ -94,6 +109,17 @@ function buildOptions(source: string) {
     charset: 'utf8',
     legalComments: 'none',
   } satisfies BuildOptions;
+}
+
+/**
+ * Throws the syntax errors esbuild reported as VALIDATION_FAILED; an esbuild that failed
+ * without reporting any (its process crashed on the source) refuses the source too, never as a
+ * server error.
+ */
+function refuse(error: unknown): never {
+  const validation = toValidationError(error);
+  if (isStratboxError(validation)) throw validation;
+  fail([{ path: 'source', message: 'The compiler could not process this source (too deeply nested or too complex)', code: 'SOURCE_TOO_COMPLEX' }]);
 }
 
 function toValidationError(error: unknown): unknown {
