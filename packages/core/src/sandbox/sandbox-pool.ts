@@ -1,10 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { normalizeJob, type BacktestJob } from '../backtests/engine/backtest-job.js';
 import { buildBacktestResult, type BacktestResult } from '../backtests/engine/build-result.js';
 import type { EngineLimits } from '../backtests/engine/run-in-guest.js';
 import { StratboxError } from '../errors/stratbox-error.js';
+import { createFairQueue, type FairQueue } from '../util/fair-queue.js';
 import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from './quickjs-variants.js';
 import { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
 import type { ChildMessage, ParentMessage, StrategyInfo } from './worker-protocol.js';
@@ -12,17 +14,31 @@ import { resolveWorkerEntry } from './worker-path.js';
 
 /** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
 export interface SandboxPoolOptions {
-  /** Child processes, each running one job at a time. Default: CPU count - 1, at least 1. */
+  /** Child processes for backtests, each running one at a time. Default: CPU count - 1, at least 1. */
   size?: number;
+  /**
+   * Child processes kept for strategy checks (`inspectStrategy`, the save-time check), so that a
+   * check never waits behind a backtest. Default 1.
+   */
+  inspectSize?: number;
+  /**
+   * Backtests of one tenant (user) running at once. Tenants take turns for the free children, so
+   * one tenant's many queued runs delay another's by at most one run. Default: half the
+   * children, at least 1.
+   */
+  maxRunningPerTenant?: number;
   /** QuickJS build. Default `quickjs` (faster than `quickjs-ng` in bench/engine.bench.ts). */
   build?: QuickJSBuild;
   /** QuickJS heap limit per job. Default 256 MiB. */
   memoryLimitBytes?: number;
   /** QuickJS stack limit per job. Default 256 KiB (the child's V8 stack is raised to ~3.8 MB). */
   stackLimitBytes?: number;
-  /** CPU time per backtest, enforced inside the child by the interrupt handler. Default 60 s. */
+  /** CPU time per backtest, enforced inside the child by the interrupt handler. Default 30 s. */
   cpuTimeMs?: number;
-  /** Wall-clock time per job, after which the host kills the child. Default 2 * cpuTimeMs + 5 s. */
+  /**
+   * Wall-clock time per backtest from its start, after which the host kills the child (a guest
+   * stuck where the interrupt handler cannot reach it, or starved of CPU). Default cpuTimeMs + 15 s.
+   */
   wallTimeMs?: number;
   /** Resident memory of a child, past which the host kills it. Default 1 GiB. */
   rssLimitBytes?: number;
@@ -56,6 +72,8 @@ export interface BacktestProgress {
 
 export interface RunOptions {
   onProgress?: (progress: BacktestProgress) => void;
+  /** Whose run this is (a user id): tenants take turns, see `maxRunningPerTenant`. */
+  tenant?: string;
   /** Aborting stops the job: a queued job at once, a running one within about a second. */
   signal?: AbortSignal;
 }
@@ -66,7 +84,9 @@ export interface SandboxPool {
    * Runs a backtest. Resolves with equity curve, trades and metrics in the contract's shapes;
    * rejects with a `SandboxError` whose `code` says why (TIMEOUT, MEMORY_LIMIT, STACK_OVERFLOW,
    * STRATEGY_ERROR, INVALID_STRATEGY, INVALID_PARAMS, INVALID_JOB, LOG_LIMIT, CRASHED, CANCELLED,
-   * POOL_CLOSED). A failed job never takes the pool down: the next job runs normally.
+   * POOL_CLOSED) and whose `cpuMs` is the CPU time the run used, however it ended (a killed
+   * child's is read from the system before the kill). A failed job never takes the pool down:
+   * the next job runs normally.
    */
   runBacktest(job: BacktestJob, options?: RunOptions): Promise<BacktestResult>;
   /**
@@ -75,15 +95,20 @@ export interface SandboxPool {
    * rejects with `StratboxError('VALIDATION_FAILED')` (400) whose details hold `{ path, message }`
    * problems (with line and column for syntax errors) and the sandbox `code`.
    */
-  inspectStrategy(source: string, options?: { signal?: AbortSignal }): Promise<StrategyInfo>;
-  /** Children currently alive (with their process ids) and jobs waiting. */
+  inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string }): Promise<StrategyInfo>;
+  /** Children currently alive (with their process ids) and jobs waiting, both lanes together. */
   stats(): { children: number; busy: number; queued: number; pids: number[] };
   /** Rejects queued and running jobs with POOL_CLOSED and stops every child. */
   close(): Promise<void>;
 }
 
+/** Backtests and strategy checks run in children of their own, so a check never waits for a run. */
+type Lane = 'run' | 'inspect';
+
 interface Task {
   id: number;
+  lane: Lane;
+  tenant: string;
   message: ParentMessage;
   /** Wall-clock limit of this task, after which the host kills the child. */
   wallTimeMs: number;
@@ -93,11 +118,14 @@ interface Task {
   signal?: AbortSignal;
   onAbort?: () => void;
   startedAt: number;
+  /** The child's CPU time (ms, from /proc) when the task started, if it could be read. */
+  cpuAtStart: number | null;
   slot?: Slot;
   settled: boolean;
 }
 
 interface Slot {
+  lane: Lane;
   child: ChildProcess;
   ready: boolean;
   task: Task | null;
@@ -108,6 +136,24 @@ interface Slot {
   cancelTimer?: NodeJS.Timeout;
   peakRss: number;
   stderr: string;
+  /** The child's CPU time (ms) read just before it was killed. */
+  cpuAtKill: number | null;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/<pid>/stat times on Linux
+
+/** CPU time (user + system, ms) a process has used, from /proc; null where unavailable. */
+function readCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined || process.platform !== 'linux') return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name (which may hold spaces) in parentheses
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
 }
 
 
@@ -137,13 +183,15 @@ const KILL_MESSAGES: Partial<Record<SandboxErrorCode, (o: { wallTimeMs: number; 
  */
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
   const size = Math.max(1, options.size ?? Math.max(1, availableParallelism() - 1));
+  const laneSize: Record<Lane, number> = { run: size, inspect: Math.max(1, options.inspectSize ?? 1) };
+  const maxRunningPerTenant = Math.max(1, options.maxRunningPerTenant ?? Math.ceil(size / 2));
   const build = options.build ?? DEFAULT_QUICKJS_BUILD;
-  const cpuTimeMs = options.cpuTimeMs ?? 60_000;
+  const cpuTimeMs = options.cpuTimeMs ?? 30_000;
   const o = {
     memoryLimitBytes: options.memoryLimitBytes ?? 256 * 1024 * 1024,
     stackLimitBytes: options.stackLimitBytes ?? 256 * 1024,
     cpuTimeMs,
-    wallTimeMs: options.wallTimeMs ?? cpuTimeMs * 2 + 5000,
+    wallTimeMs: options.wallTimeMs ?? cpuTimeMs + 15_000,
     rssLimitBytes: options.rssLimitBytes ?? 1024 * 1024 * 1024,
     maxOldSpaceSizeMb: options.maxOldSpaceSizeMb ?? 512,
     maxLogLines: options.maxLogLines ?? 10_000,
@@ -156,7 +204,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
   };
   const worker = options.workerPath ? { path: options.workerPath, execArgv: options.execArgv ?? [] } : null;
   const slots: Slot[] = [];
-  const queue: Task[] = [];
+  const queues: Record<Lane, FairQueue<Task>> = { run: createFairQueue<Task>(), inspect: createFairQueue<Task>() };
   let nextId = 1;
   let closed = false;
   let startFailures = 0;
@@ -188,7 +236,21 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
 
   function kill(slot: Slot, reason: SandboxErrorCode) {
     if (!slot.killReason) slot.killReason = reason;
+    slot.cpuAtKill ??= readCpuMs(slot.child.pid);
     slot.child.kill('SIGKILL');
+  }
+
+  /** CPU time a task used in a child that was killed or died: from /proc, else its wall time. */
+  function cpuOfLostTask(slot: Slot, task: Task): number {
+    if (slot.cpuAtKill !== null && task.cpuAtStart !== null) return Math.max(0, slot.cpuAtKill - task.cpuAtStart);
+    return performance.now() - task.startedAt;
+  }
+
+  /** CPU time of a task the child answered: its own count, or /proc's when it had none. */
+  function cpuOfAnsweredTask(slot: Slot, task: Task, reported: number): number {
+    if (reported > 0 || task.cpuAtStart === null) return reported;
+    const now = readCpuMs(slot.child.pid);
+    return now === null ? reported : Math.max(0, now - task.cpuAtStart);
   }
 
   function idle(slot: Slot) {
@@ -222,7 +284,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     }
     if (message.recycle) slot.recycle = true;
     if (message.type === 'error') {
-      settle(task, new SandboxError(message.code, message.message, { details: message.details ?? undefined, logs: message.logs, cpuMs: message.cpuMs }));
+      const cpuMs = cpuOfAnsweredTask(slot, task, message.cpuMs);
+      settle(task, new SandboxError(message.code, message.message, { details: message.details ?? undefined, logs: message.logs, cpuMs }));
     } else if (message.type === 'inspected') {
       settle(task, null, message.info);
     } else if (message.type === 'result') {
@@ -238,7 +301,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     idle(slot);
   }
 
-  function spawn(): Slot {
+  function spawn(lane: Lane): Slot {
     const w = worker ?? resolveWorkerEntry('worker-entry');
     const child = fork(w.path, [build], {
       // --no-liftoff: compile QuickJS's WASM with the optimizing tier at once, instead of running
@@ -249,7 +312,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, NODE_OPTIONS: '' },
     });
-    const slot: Slot = { child, ready: false, task: null, killReason: null, recycle: false, peakRss: 0, stderr: '' };
+    const slot: Slot = { lane, child, ready: false, task: null, killReason: null, recycle: false, peakRss: 0, stderr: '', cpuAtKill: null };
     child.stderr?.on('data', (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-2000);
     });
@@ -264,7 +327,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         if (startFailures >= 3) {
           startFailures = 0;
           const why = slot.stderr.trim().split('\n').slice(-3).join(' ') || `exit code ${code}`;
-          for (const task of queue.splice(0)) settle(task, new SandboxError('CRASHED', `The sandbox process could not start: ${why}`));
+          for (const task of [...queues.run.drain(), ...queues.inspect.drain()]) settle(task, new SandboxError('CRASHED', `The sandbox process could not start: ${why}`));
         }
       }
       const index = slots.indexOf(slot);
@@ -274,9 +337,12 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       if (task) {
         const reason = slot.killReason;
         const make = reason ? KILL_MESSAGES[reason] : undefined;
-        const cpuMs = performance.now() - task.startedAt;
+        const cpuMs = cpuOfLostTask(slot, task);
         if (reason && make) settle(task, new SandboxError(reason, make({ wallTimeMs: task.wallTimeMs, rssLimitBytes: o.rssLimitBytes }), { cpuMs }));
-        else {
+        else if (task.lane === 'inspect') {
+          // the only input of a check is the source: a child that dies on it was killed by it
+          settle(task, new SandboxError('INVALID_STRATEGY', 'The sandbox process died while loading the strategy; the source is too complex to load', { cpuMs }));
+        } else {
           const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
           settle(task, new SandboxError('CRASHED', `The sandbox process ${how} while running the job`, { details: { stderr: slot.stderr.slice(-500) }, cpuMs }));
         }
@@ -291,6 +357,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slot.task = task;
     task.slot = slot;
     task.startedAt = performance.now();
+    task.cpuAtStart = readCpuMs(slot.child.pid);
     slot.child.ref();
     (slot.child.channel as { ref?: () => void } | undefined)?.ref?.();
     slot.wallTimer = setTimeout(() => kill(slot, 'TIMEOUT'), task.wallTimeMs);
@@ -307,32 +374,68 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     slot.child.send(task.message);
   }
 
-  function dispatch() {
-    while (queue.length > 0 && !closed) {
-      const free = slots.find((s) => s.ready && !s.task && !s.killReason);
+  function runningOf(tenant: string): number {
+    let n = 0;
+    for (const slot of slots) if (slot.lane === 'run' && slot.task?.tenant === tenant) n++;
+    return n;
+  }
+
+  function dispatchLane(lane: Lane) {
+    const queue = queues[lane];
+    const canTake = lane === 'run' ? (tenant: string) => runningOf(tenant) < maxRunningPerTenant : undefined;
+    while (queue.size > 0 && !closed) {
+      const laneSlots = slots.filter((s) => s.lane === lane);
+      const free = laneSlots.find((s) => s.ready && !s.task && !s.killReason);
       if (free) {
-        start(free, queue.shift()!);
+        const task = queue.take(canTake);
+        if (!task) break; // every waiting tenant is at its cap
+        start(free, task);
         continue;
       }
-      const starting = slots.filter((s) => !s.ready && !s.killReason).length;
-      if (slots.length < size && starting < queue.length) {
-        spawn();
+      const starting = laneSlots.filter((s) => !s.ready && !s.killReason).length;
+      if (laneSlots.length < laneSize[lane] && starting < queue.size) {
+        spawn(lane);
         continue;
       }
       break;
     }
   }
 
-  function submit<T>(message: ParentMessage, wallTimeMs: number, signal: AbortSignal | undefined, onProgress?: (p: BacktestProgress) => void): Promise<T> {
+  function dispatch() {
+    dispatchLane('inspect');
+    dispatchLane('run');
+  }
+
+  interface Submission {
+    lane: Lane;
+    tenant: string | undefined;
+    message: ParentMessage;
+    wallTimeMs: number;
+    signal: AbortSignal | undefined;
+    onProgress?: ((p: BacktestProgress) => void) | undefined;
+  }
+
+  function submit<T>({ lane, tenant, message, wallTimeMs, signal, onProgress }: Submission): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (closed) return reject(new SandboxError('POOL_CLOSED', 'The sandbox pool was closed'));
       if (signal?.aborted) return reject(new SandboxError('CANCELLED', 'The backtest was cancelled'));
-      const task: Task = { id: message.type === 'cancel' ? 0 : message.id, message, wallTimeMs, resolve: resolve as (v: unknown) => void, reject, onProgress, signal, startedAt: 0, settled: false };
+      const task: Task = {
+        id: message.type === 'cancel' ? 0 : message.id,
+        lane,
+        tenant: tenant ?? '',
+        message,
+        wallTimeMs,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        onProgress,
+        signal,
+        startedAt: 0,
+        cpuAtStart: null,
+        settled: false,
+      };
       if (signal) {
         task.onAbort = () => {
-          const queued = queue.indexOf(task);
-          if (queued >= 0) {
-            queue.splice(queued, 1);
+          if (queues[lane].remove(task)) {
             settle(task, new SandboxError('CANCELLED', 'The backtest was cancelled'));
             return;
           }
@@ -345,7 +448,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         };
         signal.addEventListener('abort', task.onAbort, { once: true });
       }
-      queue.push(task);
+      queues[lane].push(task.tenant, task);
       dispatch();
     });
   }
@@ -359,14 +462,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         return Promise.reject(error);
       }
       const message: ParentMessage = { type: 'run', id: nextId++, job: wire, limits: engineLimits(), progressIntervalMs: o.progressIntervalMs };
-      return submit<BacktestResult>(message, o.wallTimeMs, runOptions.signal, runOptions.onProgress);
+      return submit<BacktestResult>({ lane: 'run', tenant: runOptions.tenant, message, wallTimeMs: o.wallTimeMs, signal: runOptions.signal, onProgress: runOptions.onProgress });
     },
 
     async inspectStrategy(source, inspectOptions = {}) {
       const limits = { ...engineLimits(), cpuTimeMs: o.inspectCpuTimeMs };
       const message: ParentMessage = { type: 'inspect', id: nextId++, source, limits };
       try {
-        return await submit<StrategyInfo>(message, o.inspectCpuTimeMs * 2 + 2000, inspectOptions.signal);
+        return await submit<StrategyInfo>({ lane: 'inspect', tenant: inspectOptions.tenant, message, wallTimeMs: o.inspectCpuTimeMs * 2 + 2000, signal: inspectOptions.signal });
       } catch (error) {
         if (!(error instanceof SandboxError) || ['CRASHED', 'CANCELLED', 'POOL_CLOSED'].includes(error.code)) throw error;
         const at = (error.details ?? {}) as { line?: number; column?: number };
@@ -381,14 +484,14 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       return {
         children: slots.length,
         busy: slots.filter((s) => s.task).length,
-        queued: queue.length,
+        queued: queues.run.size + queues.inspect.size,
         pids: slots.map((s) => s.child.pid).filter((p): p is number => p !== undefined),
       };
     },
 
     async close() {
       closed = true;
-      for (const task of queue.splice(0)) settle(task, new SandboxError('POOL_CLOSED', 'The sandbox pool was closed'));
+      for (const task of [...queues.run.drain(), ...queues.inspect.drain()]) settle(task, new SandboxError('POOL_CLOSED', 'The sandbox pool was closed'));
       const exits = slots.map(
         (slot) =>
           new Promise<void>((resolve) => {

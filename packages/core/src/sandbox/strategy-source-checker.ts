@@ -1,15 +1,16 @@
 import type { SourceChecker } from '../strategies/source.js';
 import type { SandboxPool } from './sandbox-pool.js';
-import { checkStrategySource } from './strategy-source.js';
+import { checkSourceShape } from './source-shape.js';
 
 /**
- * The `checkSource` for the strategy service: the host-side syntax check (line and column),
- * then a brief evaluation in the sandbox that validates the exports and `meta`. Both refuse a
- * source with `StratboxError('VALIDATION_FAILED')` (400).
+ * The `checkSource` for the strategy service: a linear host-side scan that refuses sources
+ * shaped to exhaust a parser, then, in the sandbox's check lane (never on the host's thread),
+ * the syntax check (line and column) and a brief evaluation that validates the exports and
+ * `meta`. Both refuse a source with `StratboxError('VALIDATION_FAILED')` (400).
  */
 export function createStrategySourceChecker(pool: SandboxPool): SourceChecker {
-  return async (source: string) => {
-    checkStrategySource(source);
-    await pool.inspectStrategy(source);
+  return async (source, context) => {
+    checkSourceShape(source);
+    await pool.inspectStrategy(source, context ? { tenant: context.userId } : {});
   };
 }

@@ -16,6 +16,7 @@ export function measureSource(source: string): { sizeBytes: number; sourceSha256
 
 /**
  * Checks a source before it is stored, e.g. for syntax errors. Throws a StratboxError
- * (VALIDATION_FAILED with `{ line, column }` details) to refuse it.
+ * (VALIDATION_FAILED with `{ line, column }` details) to refuse it. `context.userId` is who saves
+ * it (checks of different users take turns).
  */
-export type SourceChecker = (source: string) => void | Promise<void>;
+export type SourceChecker = (source: string, context?: { userId: string }) => void | Promise<void>;

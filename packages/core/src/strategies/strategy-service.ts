@@ -32,9 +32,9 @@ export type StrategyService = ReturnType<typeof createStrategyService>;
  * calling user; another user's strategy is NOT_FOUND.
  */
 export function createStrategyService({ store, clock, checkSource }: StrategyServiceDeps) {
-  async function prepareSource(source: string) {
+  async function prepareSource(userId: string, source: string) {
     const measured = measureSource(source);
-    await checkSource?.(source);
+    await checkSource?.(source, { userId });
     return measured;
   }
 
@@ -78,7 +78,7 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
     },
 
     async create(userId: string, body: z.output<typeof CreateStrategyBody>): Promise<StrategyDetail> {
-      const measured = await prepareSource(body.source);
+      const measured = await prepareSource(userId, body.source);
       const now = clock.now().toISOString();
       const record: StrategyRecord = {
         id: newId('strategy'),
@@ -98,7 +98,7 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
     },
 
     async update(userId: string, id: string, body: z.output<typeof UpdateStrategyBody>): Promise<StrategyDetail> {
-      const measured = body.source === undefined ? undefined : await prepareSource(body.source);
+      const measured = body.source === undefined ? undefined : await prepareSource(userId, body.source);
       return store.transaction(async (tx) => {
         const current = await load(tx, userId, id, true);
         const now = clock.now().toISOString();
