@@ -56,6 +56,21 @@ describe.runIf(available)('the BullMQ job queue (JobQueue port on Redis)', () =>
     expect(ran).toEqual(ids);
   });
 
+  it("lets groups take turns: one user's many waiting jobs do not hold back another user's one", async () => {
+    const c = cluster();
+    const api = c.node();
+    const worker = c.node();
+    const a = Array.from({ length: 6 }, () => nextId('a'));
+    const b = nextId('b');
+    for (const id of a) await api.enqueue({ ...job(id), group: 'user-a' });
+    await api.enqueue({ ...job(b), group: 'user-b' });
+    const ran: string[] = [];
+    worker.process('work', async (j) => void ran.push(j.id), { concurrency: 1 });
+    await until(() => ran.length === a.length + 1);
+    expect(ran.indexOf(b)).toBeLessThanOrEqual(1);
+    expect(ran.filter((id) => id !== b)).toEqual(a);
+  });
+
   it('runs at most `concurrency` jobs at once per worker, and spreads them over workers', async () => {
     const c = cluster();
     const api = c.node();

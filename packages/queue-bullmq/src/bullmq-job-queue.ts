@@ -30,7 +30,14 @@ interface JobData {
   payload: Record<string, unknown>;
   /** Added by a recovery scan for a run whose record says `running`. */
   redelivered?: boolean;
+  /** The job's group (user), whose unfinished jobs set its priority. */
+  group?: string;
 }
+
+/** BullMQ's lowest priority (the largest number it accepts). */
+const MAX_PRIORITY = 2_097_152;
+/** A group's set of unfinished jobs expires this long after its last job was added (a safety net for jobs BullMQ dropped). */
+const GROUP_TTL_SECONDS = 7 * 24 * 3600;
 
 interface Running {
   controller: AbortController;
@@ -48,7 +55,11 @@ const SHUTDOWN = 'shutting down';
  *   stalled-job check of any live worker hands the job out again, with `redelivered: true`;
  * - a worker that shuts down aborts its handlers and puts their jobs back in the queue at once;
  * - `cancel(id)` removes a waiting job, or publishes the id on a Redis channel every worker
- *   node listens to, and the node running the job aborts its handler's signal.
+ *   node listens to, and the node running the job aborts its handler's signal;
+ * - groups take turns by priority: a job's priority is how many unfinished jobs its group has
+ *   (a Redis set per group, this job included), so a user's first job goes before another
+ *   user's second. `perGroup` is not enforced across nodes (each sandbox pool still caps a
+ *   tenant's runs per process).
  */
 export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & { readonly shared: true } {
   const prefix = config.prefix ?? 'stratbox';
@@ -87,6 +98,14 @@ export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & {
     return queue;
   }
 
+  const groupKey = (name: string, group: string) => `${prefix}:job-group:${name}:${group}`;
+
+  /** Forgets a finished or removed job in its group's set of unfinished jobs. */
+  async function leaveGroup(name: string, data: JobData | undefined, id: string): Promise<void> {
+    if (data?.group === undefined) return;
+    await redis().srem(groupKey(name, data.group), id).catch(report);
+  }
+
   function listenForCancels(): Promise<unknown> {
     if (!cancelSubscribed) {
       cancelSubscriber = openRedis(config.connection, 'stratbox-queue-cancel');
@@ -106,9 +125,15 @@ export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & {
     async enqueue(job: Job): Promise<void> {
       if (closed) throw new Error('Job queue is closed');
       await redis().sadd(namesKey, job.name);
-      const data: JobData = { payload: job.payload, ...(job.redelivered ? { redelivered: true } : {}) };
+      const data: JobData = { payload: job.payload, ...(job.redelivered ? { redelivered: true } : {}), ...(job.group === undefined ? {} : { group: job.group }) };
+      let priority: number | undefined;
+      if (job.group !== undefined) {
+        const key = groupKey(job.name, job.group);
+        const [, , unfinished] = (await redis().multi().sadd(key, job.id).expire(key, GROUP_TTL_SECONDS).scard(key).exec()) ?? [];
+        priority = Math.min(MAX_PRIORITY, Math.max(1, Number(unfinished?.[1] ?? 1)));
+      }
       // BullMQ adds nothing when a job with this id exists (waiting, active or delayed)
-      await queueOf(job.name).add(job.name, data, { jobId: job.id, removeOnComplete: true, removeOnFail: true });
+      await queueOf(job.name).add(job.name, data, { jobId: job.id, removeOnComplete: true, removeOnFail: true, ...(priority ? { priority } : {}) });
     },
 
     process(name: string, handler: JobHandler, options: { concurrency: number }): void {
@@ -132,6 +157,7 @@ export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & {
           } finally {
             running.delete(id);
           }
+          if (!entry.shuttingDown) await leaveGroup(name, bullJob.data, id);
           if (entry.shuttingDown && token) {
             // back to the queue now, for another worker, rather than after the lock expired
             await bullJob.moveToWait(token);
@@ -179,6 +205,7 @@ export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & {
         if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') {
           try {
             await job.remove();
+            await leaveGroup(name, job.data as JobData, id);
             return true;
           } catch {
             // it became active meanwhile (locked): signal the worker that took it
