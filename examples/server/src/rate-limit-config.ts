@@ -10,7 +10,11 @@ export function parseRateLimit(name: string, raw: string): RateLimit {
   if (!match || (!match[2] && !match[3])) throw new Error(`${name} must look like 1200/60s, 1200/1m, 20/s or 5000/1h, got ${raw}`);
   const points = Number(match[1]);
   const durationSeconds = Number(match[2] ?? 1) * UNIT_SECONDS[match[3] ?? 's']!;
-  resolveRateLimits({ user: { points, durationSeconds } });
+  try {
+    resolveRateLimits({ user: { points, durationSeconds } });
+  } catch {
+    throw new Error(`${name} needs at least 1 request per window of at least 1 second, got ${raw}`);
+  }
   return { points, durationSeconds };
 }
 
