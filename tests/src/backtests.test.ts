@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StratboxClientError, type StratboxClient } from '@stratbox/client';
 import type { BacktestDetail } from '@stratbox/core/contract';
 import { startTestService, type TestService } from './harness/in-process.js';
+import { waitFinished } from './harness/wait-backtest.js';
 import { simulateSmaCrossover, type RefCandle } from './reference/sma-crossover-reference.js';
 
 const SMA = `
@@ -25,16 +26,6 @@ export function onCandle(ctx, candle) {
 
 const SYMBOLS = ['BTC/USDT:USDT', 'ETH/USDT:USDT'];
 const RANGE = { startDate: '2025-01-01', endDate: '2025-02-15' };
-
-async function waitFinished(client: StratboxClient, id: string, timeoutMs = 30_000): Promise<BacktestDetail> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const b = await client.backtests.get({ params: { id } });
-    if (!['queued', 'running'].includes(b.status)) return b;
-    if (Date.now() > until) throw new Error(`backtest ${id} still ${b.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function allCandles(client: StratboxClient, symbol: string): Promise<{ candles: RefCandle[]; source: string }> {
   const out: RefCandle[] = [];
@@ -89,7 +80,16 @@ describe('backtests over HTTP', () => {
     const expectedTrades = ref.trades
       .map((t) => ({ ...t, entryTime: iso(t.entryTime), exitTime: iso(t.exitTime) }))
       .sort(byExit);
-    const actualTrades = [...done.trades!].sort(byExit);
+    // every stored trade, through the paged route (the detail keeps only the first ones)
+    expect(done).toMatchObject({ tradeCount: ref.trades.length, storedTradeCount: ref.trades.length, tradesTruncated: false });
+    const paged: NonNullable<BacktestDetail['trades']> = [];
+    for (let cursor: string | undefined, i = 0; i === 0 || cursor; i++) {
+      const page = await client.backtests.trades({ params: { id: created.id }, query: { limit: 25, ...(cursor ? { cursor } : {}) } });
+      paged.push(...page.trades);
+      cursor = page.nextCursor ?? undefined;
+    }
+    expect(paged).toEqual(done.trades);
+    const actualTrades = [...paged].sort(byExit);
     expect(actualTrades).toHaveLength(expectedTrades.length);
     actualTrades.forEach((t, i) => {
       const e = expectedTrades[i]!;

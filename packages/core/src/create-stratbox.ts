@@ -18,6 +18,7 @@ import type { BacktestExecutor } from './backtests/backtest-executor.js';
 import { createBacktestService, type BacktestService } from './backtests/backtest-service.js';
 import { createBacktestWorker, type BacktestRecovery } from './backtests/backtest-worker.js';
 import { createSandboxExecutor } from './backtests/sandbox-executor.js';
+import { checkMaxBacktestTrades } from './backtests/stored-trades.js';
 import { createSandboxPool, type SandboxPoolOptions } from './sandbox/sandbox-pool.js';
 import { checkStrategySource } from './sandbox/strategy-source.js';
 import { createBillingServices, type BillingConfig, type BillingServices } from './billing/create-billing-services.js';
@@ -66,6 +67,12 @@ export interface StratboxConfig {
   billing?: BillingConfig;
   /** Backtests this process runs at once once `start()` is called (default 2; 0 runs none here). */
   workerConcurrency?: number;
+  /**
+   * Most trades one backtest stores (default 10,000, `DEFAULT_MAX_BACKTEST_TRADES`): the first
+   * by entry time. A run that makes more keeps its metrics over every trade and says so with
+   * `tradesTruncated`. Applies where backtests run (worker processes).
+   */
+  maxBacktestTrades?: number;
   /**
    * Live deployments: how often they poll, when repeated exchange failures fail them, the
    * limits of their sandbox, and the exchange client pool (default: one per Stratbox, with the
@@ -152,6 +159,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const worker = createBacktestWorker({
     store, clock, logger, events, queue, executor, marketData,
     concurrency: config.workerConcurrency ?? 2,
+    ...(config.maxBacktestTrades === undefined ? {} : { maxStoredTrades: checkMaxBacktestTrades(config.maxBacktestTrades) }),
     ...(config.backtestRecovery ? { recovery: config.backtestRecovery } : {}),
     onCompute: (userId, ms) => billing.usage.addCompute(userId, ms),
   });

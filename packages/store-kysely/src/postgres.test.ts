@@ -76,6 +76,7 @@ describePostgres('kysely postgres', () => {
         expect(tables.rows.map((r) => r.table_name)).toEqual([
           'api_keys',
           'backtest_results',
+          'backtest_trades',
           'backtests',
           'billing_customers',
           'candle_chunks',
@@ -107,6 +108,7 @@ describePostgres('kysely postgres', () => {
           { name: '0005-deployment-logs' },
           { name: '0006-deployment-leases' },
           { name: '0007-paper-accounts' },
+          { name: '0008-backtest-trades' },
         ]);
       } finally {
         await client.end();

@@ -13,6 +13,8 @@ export interface Database {
   deployment_logs: DeploymentLogsTable;
   backtests: BacktestsTable;
   backtest_results: BacktestResultsTable;
+  // Stored trades of backtests, one row each (migration 0008)
+  backtest_trades: BacktestTradesTable;
   candle_chunks: CandleChunksTable;
   // Marketplace and billing (migration 0004)
   listings: ListingsTable;
@@ -134,10 +136,21 @@ export interface BacktestResultsTable {
   backtest_id: string;
   /** JSON array of `{ time, equity }`. */
   equity_curve: string;
-  /** JSON array of trades. */
-  trades: string;
   /** JSON object. */
   metrics: string;
+  /** Trades the run made in all (migration 0008). */
+  trade_count: number;
+  /** Trades stored in `backtest_trades` for it (migration 0008). */
+  stored_trade_count: number;
+}
+
+/** A backtest's stored trades, primary key (backtest_id, seq); deleted with the backtest. */
+export interface BacktestTradesTable {
+  backtest_id: string;
+  /** 0, 1, 2... in the order saved. */
+  seq: number;
+  /** The trade, JSON. */
+  trade: string;
 }
 
 /** Candles packed by day; primary key (source, symbol, timeframe, day). */

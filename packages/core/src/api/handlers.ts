@@ -54,6 +54,7 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'strategies.delete': ({ userId, params }) => services.strategies.delete(userId, params.id),
     'backtests.list': ({ userId, query }) => services.backtests.list(userId, query),
     'backtests.get': ({ userId, params }) => services.backtests.get(userId, params.id),
+    'backtests.trades': ({ userId, params, query }) => services.backtests.trades(userId, params.id, query),
     'backtests.create': ({ userId, body }) => services.backtests.create(userId, body),
     'backtests.cancel': ({ userId, params }) => services.backtests.cancel(userId, params.id),
     'credentials.list': ({ userId, query }) => services.credentials.list(userId, query),

@@ -26,7 +26,7 @@ export interface BacktestRunInput {
   seed: number;
 }
 
-export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestId'> {
+export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestId' | 'tradeCount'> {
   /** CPU milliseconds of sandboxed execution. */
   computeMs: number;
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { CreateBacktestBody, BacktestStatus } from '../contract/backtests.js';
+import { DETAIL_TRADES, type BacktestStatus, type CreateBacktestBody } from '../contract/backtests.js';
+import type { BacktestTrade } from './engine/build-result.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
@@ -8,7 +9,7 @@ import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store } from '../ports/store.js';
 import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
-import { paginate } from '../util/cursor.js';
+import { paginate, paginateBySeq } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { BacktestExecutor } from './backtest-executor.js';
 import { toBacktestDetail, toBacktestSummary, toProgressEvent } from './backtest-views.js';
@@ -108,10 +109,19 @@ export function createBacktestService(deps: BacktestServiceDeps) {
       return { backtests: page.items.map(toBacktestSummary), nextCursor: page.nextCursor };
     },
 
+    /** The backtest with its results, bounded: the first `DETAIL_TRADES` trades (all are at `trades`). */
     async get(userId: string, id: string) {
       const record = await load(userId, id);
       const result = record.status === 'completed' ? await store.backtests.getResult(userId, id) : null;
-      return toBacktestDetail(record, result);
+      const firstTrades = result ? await store.backtests.listTrades(userId, id, { limit: DETAIL_TRADES }) : [];
+      return toBacktestDetail(record, result, firstTrades);
+    },
+
+    /** One page of the backtest's stored trades, oldest entry first; empty until it completes. */
+    async trades(userId: string, id: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+      await load(userId, id);
+      const page = await paginateBySeq(query, (p) => store.backtests.listTrades(userId, id, p));
+      return { trades: page.items.map((t) => t.trade as BacktestTrade), nextCursor: page.nextCursor };
     },
 
     /** Cancels a queued or running backtest; a finished one is a 409 and stays as it is. */

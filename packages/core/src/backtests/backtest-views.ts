@@ -1,5 +1,5 @@
 import type { BacktestDetail, BacktestSummary } from '../contract/backtests.js';
-import type { BacktestRecord, BacktestResultRecord } from '../ports/store.js';
+import type { BacktestRecord, BacktestResultSummary, BacktestTradeRecord } from '../ports/store.js';
 
 /** The API view of a backtest record. */
 export function toBacktestSummary(r: BacktestRecord): BacktestSummary {
@@ -27,12 +27,18 @@ export function toBacktestSummary(r: BacktestRecord): BacktestSummary {
   };
 }
 
-/** The API view with full results (null until completed). */
-export function toBacktestDetail(r: BacktestRecord, result: BacktestResultRecord | null): BacktestDetail {
+/**
+ * The API view with results (null until completed): the first `DETAIL_TRADES` stored trades in
+ * `firstTrades`, and how many there are in all.
+ */
+export function toBacktestDetail(r: BacktestRecord, result: BacktestResultSummary | null, firstTrades: readonly BacktestTradeRecord[] = []): BacktestDetail {
   return {
     ...toBacktestSummary(r),
     equityCurve: result?.equityCurve ?? null,
-    trades: (result?.trades as BacktestDetail['trades']) ?? null,
+    trades: result ? (firstTrades.map((t) => t.trade) as NonNullable<BacktestDetail['trades']>) : null,
+    tradeCount: result?.tradeCount ?? null,
+    storedTradeCount: result?.storedTradeCount ?? null,
+    tradesTruncated: result ? result.storedTradeCount < result.tradeCount : null,
     metrics: (result?.metrics as BacktestDetail['metrics']) ?? null,
   };
 }

@@ -10,6 +10,7 @@ import type { BacktestExecutor } from './backtest-executor.js';
 import { BACKTEST_JOB } from './backtest-service.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
+import { tradesToStore } from './stored-trades.js';
 
 export interface BacktestWorkerDeps {
   store: Store;
@@ -23,6 +24,8 @@ export interface BacktestWorkerDeps {
   concurrency?: number;
   /** Least time between two progress events of one run (default 250 ms). */
   progressIntervalMs?: number;
+  /** Most trades a run stores, the first by entry (default `DEFAULT_MAX_BACKTEST_TRADES`); metrics cover all. */
+  maxStoredTrades?: number;
   /** Called with the CPU milliseconds a finished run used (usage metering). */
   onCompute?: (userId: string, computeMs: number) => Promise<void>;
   /**
@@ -148,7 +151,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           },
         },
       );
-      await store.backtests.saveResult({ backtestId: record.id, equityCurve: output.equityCurve, trades: output.trades, metrics: output.metrics });
+      await store.backtests.saveResult({ backtestId: record.id, equityCurve: output.equityCurve, metrics: output.metrics, ...tradesToStore(output.trades, deps.maxStoredTrades) });
       const done = await store.backtests.transition(record.id, ['running'], {
         status: 'completed',
         progress: 1,

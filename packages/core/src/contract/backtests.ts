@@ -85,12 +85,29 @@ const MetricValues = {
 export const SymbolMetrics = z.object(MetricValues);
 export const Metrics = z.object({ ...MetricValues, perSymbol: z.record(z.string(), SymbolMetrics) });
 
+/** Most trades `GET /api/backtests/:id` includes; every stored trade is at `GET /api/backtests/:id/trades`. */
+export const DETAIL_TRADES = 1_000;
+/** Most trades one run stores unless configured otherwise (`createStratbox({ maxBacktestTrades })`). */
+export const DEFAULT_MAX_BACKTEST_TRADES = 10_000;
+
 export const BacktestDetail = BacktestSummary.extend({
   equityCurve: z.array(EquityPoint).nullable(),
-  trades: z.array(Trade).nullable(),
+  trades: z.array(Trade).nullable().meta({
+    description: `The first ${DETAIL_TRADES.toLocaleString('en')} stored trades, in the order of \`GET /api/backtests/:id/trades\` (by entry time); page through all of them there. Null until completed.`,
+  }),
+  tradeCount: z.number().int().nullable().meta({ description: 'Trades the run made in all (as `metrics.tradeCount`). Null until completed.' }),
+  storedTradeCount: z.number().int().nullable().meta({
+    description: 'Trades stored and served by `GET /api/backtests/:id/trades`: all of them, or the first ones up to the per-run cap. Null until completed.',
+  }),
+  tradesTruncated: z.boolean().nullable().meta({
+    description: 'True when the run made more trades than the per-run cap stores (`storedTradeCount < tradeCount`); metrics still cover every trade. Null until completed.',
+  }),
   metrics: Metrics.nullable(),
 });
 export type BacktestDetail = z.infer<typeof BacktestDetail>;
+
+export const ListBacktestTradesQuery = z.strictObject({ ...PageQuery });
+export const BacktestTradeList = z.object({ trades: z.array(Trade), nextCursor: NextCursor });
 
 export const ListBacktestsQuery = z.strictObject({
   strategyId: StrategyId.optional(),

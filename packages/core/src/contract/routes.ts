@@ -50,8 +50,20 @@ export const routes = {
     query: B.ListBacktestsQuery, successStatus: 200, response: B.BacktestList, errors: [],
   }),
   'backtests.get': defineRoute({
-    method: 'GET', path: '/api/backtests/:id', summary: 'Get a backtest with its full results',
+    method: 'GET', path: '/api/backtests/:id', summary: 'Get a backtest with its results (bounded: the first trades, the equity curve downsampled)',
+    description:
+      `Once completed: \`metrics\` over every trade of the run, \`equityCurve\` (at most 5,000 points), the first ${B.DETAIL_TRADES.toLocaleString('en')} ` +
+      'stored trades, and `tradeCount`, `storedTradeCount` and `tradesTruncated`; the stored trades are all at `GET /api/backtests/:id/trades`.',
     params: backtestParams, successStatus: 200, response: B.BacktestDetail, errors: ['NOT_FOUND'],
+  }),
+  'backtests.trades': defineRoute({
+    method: 'GET', path: '/api/backtests/:id/trades', summary: "A backtest's stored trades, in pages, oldest entry first",
+    description:
+      'The trades stored for the run, in chronological order of entry (`entryTime`, then `exitTime`; the order never changes), ' +
+      '`limit` 1-200 (default 50), `cursor` from `nextCursor`; `nextCursor` is null on the last page. Empty until the backtest completes. ' +
+      `A run stores at most a configured number of its first trades (${B.DEFAULT_MAX_BACKTEST_TRADES.toLocaleString('en')} by default); ` +
+      '`tradesTruncated` on the backtest says when it made more.',
+    params: backtestParams, query: B.ListBacktestTradesQuery, successStatus: 200, response: B.BacktestTradeList, errors: ['NOT_FOUND'],
   }),
   'backtests.create': defineRoute({
     method: 'POST', path: '/api/backtests', summary: 'Queue a backtest; it runs in a sandboxed subprocess',

@@ -129,8 +129,26 @@ export interface BacktestRecord {
 export interface BacktestResultRecord {
   backtestId: string;
   equityCurve: Array<{ time: string; equity: number }>;
+  /**
+   * The trades to store, in the order `listTrades` returns them: `trades[i]` is read back with
+   * `seq` i. The service caps how many a run stores; the run may have made more (`tradeCount`).
+   */
   trades: Array<Record<string, unknown>>;
+  /** Trades the run made in all: at least `trades.length`, more when the cap cut the rest. */
+  tradeCount: number;
   metrics: Record<string, unknown>;
+}
+
+/** The results as `getResult` reads them: all but the trades, which `listTrades` reads a page at a time. */
+export interface BacktestResultSummary extends Omit<BacktestResultRecord, 'trades'> {
+  /** How many trades are stored (`trades.length` when saved). */
+  storedTradeCount: number;
+}
+
+/** One stored trade of a backtest and its position (0, 1, 2... in the order saved). */
+export interface BacktestTradeRecord {
+  seq: number;
+  trade: Record<string, unknown>;
 }
 
 /** Fields a worker or the service may change on a backtest. */
@@ -299,10 +317,22 @@ export interface BacktestRepository {
   listByStatus(statuses: readonly BacktestStatus[], limit: number): Promise<BacktestRecord[]>;
   /** Number of the user's backtests created at or after `since`. */
   countCreatedSince(userId: string, since: string): Promise<number>;
-  /** Stores the results (replacing earlier ones). */
+  /**
+   * Stores the results, replacing earlier ones and all their trades, atomically (in the caller's
+   * transaction if there is one): a reader sees the old results or the new ones, never a mix.
+   */
   saveResult(result: BacktestResultRecord): Promise<void>;
-  /** The results of the user's backtest, or null if there are none (or it is not the user's). */
-  getResult(userId: string, backtestId: string): Promise<BacktestResultRecord | null>;
+  /**
+   * The results of the user's backtest without its trades, or null if there are none (or it is
+   * not the user's). Reads no trade, however many are stored.
+   */
+  getResult(userId: string, backtestId: string): Promise<BacktestResultSummary | null>;
+  /**
+   * The user's backtest's stored trades with `seq` greater than `afterSeq` (all when absent), in
+   * `seq` order, at most `limit`. Reads only those rows. Empty if there are none, or the backtest
+   * is missing or not the user's. Trades are JSON as saved.
+   */
+  listTrades(userId: string, backtestId: string, page: { limit: number; afterSeq?: number }): Promise<BacktestTradeRecord[]>;
 }
 
 export interface CandleRepository {

@@ -113,6 +113,11 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     log?.push(change);
     return result;
   };
+  /** The user's backtest's results, or undefined (missing, or another user's). */
+  const ownResult = (userId: string, backtestId: string) => {
+    const b = get().backtests.get(backtestId);
+    return b && b.userId === userId ? get().backtestResults.get(backtestId) : undefined;
+  };
   const activeDeployments = (userId: string, filter: ActiveDeploymentFilter) =>
     [...get().deployments.values()].filter(
       (d) =>
@@ -359,11 +364,15 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         });
       },
       async getResult(userId, backtestId) {
-        const state = get();
-        const b = state.backtests.get(backtestId);
-        if (!b || b.userId !== userId) return null;
-        const r = state.backtestResults.get(backtestId);
-        return copy(r);
+        const r = ownResult(userId, backtestId);
+        if (!r) return null;
+        const { trades, ...rest } = r;
+        return { ...structuredClone(rest), storedTradeCount: trades.length };
+      },
+      async listTrades(userId, backtestId, { limit, afterSeq = -1 }) {
+        const trades = ownResult(userId, backtestId)?.trades ?? [];
+        const from = Math.max(0, Math.floor(afterSeq) + 1);
+        return trades.slice(from, from + Math.max(0, limit)).map((trade, i) => ({ seq: from + i, trade: structuredClone(trade) }));
       },
     },
     candles: {

@@ -16,6 +16,7 @@ import type {
   StrategyVersionRecord,
 } from '../ports/store.js';
 import { describeLiveTradingContract } from './store-contract-live-trading.js';
+import { describeBacktestTradesContract, readResult } from './store-contract-backtest-trades.js';
 import { describeDeploymentLifecycleContract } from './store-contract-deployments.js';
 import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
 
@@ -1098,35 +1099,36 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
             },
             empty: [],
           },
+          tradeCount: 2,
         });
 
-        it('getResult returns the saved results, nested JSON as saved', async () => {
+        it('getResult and listTrades return the saved results, nested JSON as saved', async () => {
           const record = backtest(userId, { status: 'completed' });
           await store.backtests.insert(record);
-          expect(await store.backtests.getResult(userId, record.id)).toBeNull();
+          expect(await readResult(store, userId, record.id)).toBeNull();
           await store.backtests.saveResult(result(record.id));
-          expect(await store.backtests.getResult(userId, record.id)).toEqual(result(record.id));
+          expect(await readResult(store, userId, record.id)).toEqual(result(record.id));
           // The backtest itself is unchanged.
           expect(await store.backtests.findById(userId, record.id)).toEqual(record);
         });
 
-        it('saveResult replaces earlier results', async () => {
+        it('saveResult replaces earlier results and their trades', async () => {
           const record = backtest(userId, { status: 'completed' });
           await store.backtests.insert(record);
           await store.backtests.saveResult(result(record.id, 1));
           await store.backtests.saveResult(result(record.id, 2));
-          expect(await store.backtests.getResult(userId, record.id)).toEqual(result(record.id, 2));
-          const empty: BacktestResultRecord = { backtestId: record.id, equityCurve: [], trades: [], metrics: {} };
+          expect(await readResult(store, userId, record.id)).toEqual(result(record.id, 2));
+          const empty: BacktestResultRecord = { backtestId: record.id, equityCurve: [], trades: [], tradeCount: 0, metrics: {} };
           await store.backtests.saveResult(empty);
-          expect(await store.backtests.getResult(userId, record.id)).toEqual(empty);
+          expect(await readResult(store, userId, record.id)).toEqual(empty);
         });
 
         it('stores a large equity curve unchanged', async () => {
           const record = backtest(userId, { status: 'completed' });
           await store.backtests.insert(record);
           const equityCurve = Array.from({ length: 50_000 }, (_, i) => ({ time: at(i * 60), equity: 10_000 + Math.sin(i) * 1234.567_89 }));
-          await store.backtests.saveResult({ backtestId: record.id, equityCurve, trades: [], metrics: { tradeCount: 0 } });
-          const found = await store.backtests.getResult(userId, record.id);
+          await store.backtests.saveResult({ backtestId: record.id, equityCurve, trades: [], tradeCount: 0, metrics: { tradeCount: 0 } });
+          const found = await readResult(store, userId, record.id);
           expect(found?.equityCurve).toHaveLength(50_000);
           expect(found?.equityCurve).toEqual(equityCurve);
         });
@@ -1137,10 +1139,10 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           await store.backtests.insert(theirs);
           await store.backtests.insert(mine);
           await store.backtests.saveResult(result(theirs.id));
-          expect(await store.backtests.getResult(otherUserId, theirs.id)).toEqual(result(theirs.id));
-          expect(await store.backtests.getResult(userId, theirs.id)).toBeNull();
-          expect(await store.backtests.getResult(userId, mine.id)).toBeNull();
-          expect(await store.backtests.getResult(userId, uid('bt'))).toBeNull();
+          expect(await readResult(store, otherUserId, theirs.id)).toEqual(result(theirs.id));
+          expect(await readResult(store, userId, theirs.id)).toBeNull();
+          expect(await readResult(store, userId, mine.id)).toBeNull();
+          expect(await readResult(store, userId, uid('bt'))).toBeNull();
         });
 
         it("keeps each backtest's results apart", async () => {
@@ -1150,8 +1152,8 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           await store.backtests.insert(b);
           await store.backtests.saveResult(result(a.id, 1));
           await store.backtests.saveResult(result(b.id, 3));
-          expect(await store.backtests.getResult(userId, a.id)).toEqual(result(a.id, 1));
-          expect(await store.backtests.getResult(userId, b.id)).toEqual(result(b.id, 3));
+          expect(await readResult(store, userId, a.id)).toEqual(result(a.id, 1));
+          expect(await readResult(store, userId, b.id)).toEqual(result(b.id, 3));
         });
 
         it('is not changed by mutating the saved or returned object', async () => {
@@ -1161,11 +1163,13 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           await store.backtests.saveResult(saved);
           saved.equityCurve.push({ time: at(999), equity: 0 });
           saved.metrics.tradeCount = 99;
-          const found = await store.backtests.getResult(userId, record.id);
+          saved.trades[0]!.pnl = 1234;
+          const found = await readResult(store, userId, record.id);
           expect(found).toEqual(result(record.id));
+          found!.trades[1]!.side = 'mutated';
           found!.trades.pop();
           (found!.metrics.perSymbol as Record<string, unknown>).mutated = true;
-          expect(await store.backtests.getResult(userId, record.id)).toEqual(result(record.id));
+          expect(await readResult(store, userId, record.id)).toEqual(result(record.id));
         });
       });
     });
@@ -1321,6 +1325,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
     // Credentials and live orders (store-contract-live-trading.ts).
     describeLiveTradingContract(() => ({ store, userId, otherUserId }));
 
+    // A backtest's stored trades, in pages (store-contract-backtest-trades.ts).
+    describeBacktestTradesContract(() => ({ store, userId, otherUserId, backtest }));
+
     // Deployment lifecycle and logs (store-contract-deployments.ts).
     describeDeploymentLifecycleContract(() => ({ store, userId, otherUserId }));
 
@@ -1442,7 +1449,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         const chunks = Array.from({ length: 100 }, (_, d) => candleChunk(key, dayOf(d), 2, d));
         await store.transaction(async (tx) => {
           await tx.backtests.insert(committed);
-          await tx.backtests.saveResult({ backtestId: committed.id, equityCurve: [{ time: at(1), equity: 1 }], trades: [], metrics: { ok: true } });
+          await tx.backtests.saveResult({ backtestId: committed.id, equityCurve: [{ time: at(1), equity: 1 }], trades: [], tradeCount: 0, metrics: { ok: true } });
           expect(await tx.backtests.transition(existing.id, ['queued'], { status: 'running', attempts: 1 })).not.toBeNull();
           await tx.candles.putChunks(chunks);
           expect(await tx.backtests.findById(userId, committed.id)).toEqual(committed);
@@ -1464,7 +1471,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         await expect(
           store.transaction(async (tx) => {
             await tx.backtests.insert(doomed);
-            await tx.backtests.saveResult({ backtestId: committed.id, equityCurve: [], trades: [], metrics: { ok: false } });
+            await tx.backtests.saveResult({ backtestId: committed.id, equityCurve: [], trades: [], tradeCount: 0, metrics: { ok: false } });
             expect(await tx.backtests.transition(existing.id, ['running'], { status: 'failed', error: { code: 'X', message: 'y' } })).not.toBeNull();
             await tx.candles.putChunks(chunks.map((c) => candleChunk(key, c.day, 1, 999)));
             await tx.candles.putChunks(chunks.map((c) => candleChunk(otherKey, c.day, 1, 999)));

@@ -7,6 +7,7 @@ import { marketplaceAndBillingMigration } from './0004-marketplace-and-billing.j
 import { deploymentLogsMigration } from './0005-deployment-logs.js';
 import { deploymentLeasesMigration } from './0006-deployment-leases.js';
 import { paperAccountsMigration } from './0007-paper-accounts.js';
+import { backtestTradesMigration } from './0008-backtest-trades.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -23,6 +24,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0005-deployment-logs': deploymentLogsMigration(dialect),
         '0006-deployment-leases': deploymentLeasesMigration(dialect),
         '0007-paper-accounts': paperAccountsMigration(dialect),
+        '0008-backtest-trades': backtestTradesMigration(dialect),
       };
     },
   };

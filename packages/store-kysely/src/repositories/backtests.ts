@@ -1,7 +1,8 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { BacktestPatch, BacktestRecord, BacktestRepository, BacktestResultRecord, BacktestStatus } from '@stratbox/core';
+import type { BacktestPatch, BacktestRecord, BacktestRepository, BacktestResultSummary, BacktestStatus } from '@stratbox/core';
+import { TRADE_BATCH_ROWS } from '../migrations/0008-backtest-trades.js';
 import type { BacktestsTable } from '../schema.js';
-import type { QueryContext } from './query-context.js';
+import { atomically, type QueryContext } from './query-context.js';
 
 const errorJson = (error: BacktestRecord['error']) => (error === null ? null : JSON.stringify({ code: error.code, message: error.message }));
 
@@ -83,7 +84,9 @@ function toUpdate(patch: BacktestPatch): Updateable<BacktestsTable> {
 
 /**
  * Backtests and their results. Symbols, params, fees, error and the results are JSON text; the
- * results are deleted with their backtest (foreign key, on delete cascade).
+ * stored trades are one row each in `backtest_trades`, keyed by (backtest_id, seq), so a page
+ * reads only its rows. Results and trades are deleted with their backtest (foreign keys, on
+ * delete cascade).
  */
 export function createBacktestRepository({ db }: QueryContext): BacktestRepository {
   return {
@@ -149,37 +152,65 @@ export function createBacktestRepository({ db }: QueryContext): BacktestReposito
       const values = {
         backtest_id: result.backtestId,
         equity_curve: JSON.stringify(result.equityCurve),
-        trades: JSON.stringify(result.trades),
         metrics: JSON.stringify(result.metrics),
+        trade_count: result.tradeCount,
+        stored_trade_count: result.trades.length,
       };
-      await db
-        .insertInto('backtest_results')
-        .values(values)
-        .onConflict((oc) =>
-          oc.column('backtest_id').doUpdateSet((eb) => ({
-            equity_curve: eb.ref('excluded.equity_curve'),
-            trades: eb.ref('excluded.trades'),
-            metrics: eb.ref('excluded.metrics'),
-          })),
-        )
-        .execute();
+      const trades = result.trades.map((trade, seq) => ({ backtest_id: result.backtestId, seq, trade: JSON.stringify(trade) }));
+      await atomically(db, async (trx) => {
+        await trx
+          .insertInto('backtest_results')
+          .values(values)
+          .onConflict((oc) =>
+            oc.column('backtest_id').doUpdateSet((eb) => ({
+              equity_curve: eb.ref('excluded.equity_curve'),
+              metrics: eb.ref('excluded.metrics'),
+              trade_count: eb.ref('excluded.trade_count'),
+              stored_trade_count: eb.ref('excluded.stored_trade_count'),
+            })),
+          )
+          .execute();
+        await trx.deleteFrom('backtest_trades').where('backtest_id', '=', result.backtestId).execute();
+        for (let i = 0; i < trades.length; i += TRADE_BATCH_ROWS) {
+          await trx.insertInto('backtest_trades').values(trades.slice(i, i + TRADE_BATCH_ROWS)).execute();
+        }
+      });
     },
 
-    async getResult(userId, backtestId): Promise<BacktestResultRecord | null> {
+    async getResult(userId, backtestId): Promise<BacktestResultSummary | null> {
       const row = await db
         .selectFrom('backtest_results')
         .innerJoin('backtests', 'backtests.id', 'backtest_results.backtest_id')
-        .select(['backtest_results.backtest_id', 'backtest_results.equity_curve', 'backtest_results.trades', 'backtest_results.metrics'])
+        .select([
+          'backtest_results.backtest_id',
+          'backtest_results.equity_curve',
+          'backtest_results.metrics',
+          'backtest_results.trade_count',
+          'backtest_results.stored_trade_count',
+        ])
         .where('backtest_results.backtest_id', '=', backtestId)
         .where('backtests.user_id', '=', userId)
         .executeTakeFirst();
       if (!row) return null;
       return {
         backtestId: row.backtest_id,
-        equityCurve: JSON.parse(row.equity_curve) as BacktestResultRecord['equityCurve'],
-        trades: JSON.parse(row.trades) as BacktestResultRecord['trades'],
-        metrics: JSON.parse(row.metrics) as BacktestResultRecord['metrics'],
+        equityCurve: JSON.parse(row.equity_curve) as BacktestResultSummary['equityCurve'],
+        metrics: JSON.parse(row.metrics) as BacktestResultSummary['metrics'],
+        tradeCount: Number(row.trade_count),
+        storedTradeCount: Number(row.stored_trade_count),
       };
+    },
+
+    async listTrades(userId, backtestId, { limit, afterSeq }) {
+      let query = db
+        .selectFrom('backtest_trades')
+        .innerJoin('backtests', 'backtests.id', 'backtest_trades.backtest_id')
+        .select(['backtest_trades.seq', 'backtest_trades.trade'])
+        .where('backtest_trades.backtest_id', '=', backtestId)
+        .where('backtests.user_id', '=', userId);
+      if (afterSeq !== undefined) query = query.where('backtest_trades.seq', '>', afterSeq);
+      const rows = await query.orderBy('backtest_trades.seq', 'asc').limit(Math.max(0, limit)).execute();
+      return rows.map((r) => ({ seq: Number(r.seq), trade: JSON.parse(r.trade) as Record<string, unknown> }));
     },
   };
 }

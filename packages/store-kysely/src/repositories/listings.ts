@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { ListingRecord, ListingRepository, ListingStatus } from '@stratbox/core';
 import type { Database, ListingsTable } from '../schema.js';
-import type { QueryContext } from './query-context.js';
+import { atomically, type QueryContext } from './query-context.js';
 
 function toListing(row: Selectable<ListingsTable>): ListingRecord {
   return {
@@ -33,9 +33,6 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * explicit escape character (the same on SQLite and PostgreSQL).
  */
 export function createListingRepository({ db, dialect }: QueryContext): ListingRepository {
-  /** Runs `fn` in the caller's transaction, or in one of its own. */
-  const atomically = <T>(fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
-    db.isTransaction ? fn(db) : db.transaction().execute((trx) => fn(trx));
 
   const replaceTags = async (trx: Kysely<Database>, listingId: string, tags: readonly string[]) => {
     await trx.deleteFrom('listing_tags').where('listing_id', '=', listingId).execute();
@@ -45,7 +42,7 @@ export function createListingRepository({ db, dialect }: QueryContext): ListingR
 
   return {
     async insert(l) {
-      await atomically(async (trx) => {
+      await atomically(db, async (trx) => {
         await trx
           .insertInto('listings')
           .values({
@@ -98,7 +95,7 @@ export function createListingRepository({ db, dialect }: QueryContext): ListingR
       if (patch.strategyVersion !== undefined) set.strategy_version = patch.strategyVersion;
       if (patch.status !== undefined) set.status = patch.status;
       if (patch.updatedAt !== undefined) set.updated_at = patch.updatedAt;
-      return atomically(async (trx) => {
+      return atomically(db, async (trx) => {
         const result =
           Object.keys(set).length > 0
             ? await trx.updateTable('listings').set(set).where('id', '=', id).where('seller_id', '=', sellerId).returning('id').executeTakeFirst()

@@ -7,3 +7,8 @@ export interface QueryContext {
   db: Kysely<Database>;
   dialect: DialectName;
 }
+
+/** Runs `fn` in `db`'s transaction if it is one, else in a transaction of its own. */
+export function atomically<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute((trx) => fn(trx));
+}
