@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StratboxClientError, type StratboxClient } from '@stratbox/client';
 import type { BacktestDetail } from '@stratbox/core/contract';
 import { startTestService, type TestService } from './harness/in-process.js';
+import { expectError } from './harness/client-errors.js';
 import { waitFinished } from './harness/wait-backtest.js';
 import { simulateSmaCrossover, type RefCandle } from './reference/sma-crossover-reference.js';
 
@@ -138,6 +139,35 @@ describe('backtests over HTTP', () => {
       expect(JSON.stringify(error.details)).toContain(`params.${Object.keys(params)[0]}`);
     }
     expect((await client.backtests.list()).backtests.length).toBe(before);
+  });
+
+  it("refuses leverage on SPOT at create with 400 on body.leverage: SPOT given, the strategy's, or a bought SPOT listing's", async () => {
+    const before = (await client.backtests.list()).backtests.length;
+    const spotBody = { symbols: [SYMBOLS[0]!], startDate: '2025-01-01', endDate: '2025-01-02', leverage: 3 };
+    const given = await expectError(client.backtests.create({ body: { strategyId, ...spotBody, marketType: 'SPOT' } }), 400, 'VALIDATION_FAILED');
+    expect(given.details).toContainEqual({ path: 'body.leverage', message: expect.stringMatching(/SPOT.*leverage 1/) });
+
+    const spot = await client.strategies.create({ body: { name: 'spot', source: 'export function onCandle() {}', marketType: 'SPOT' } });
+    const inherited = await expectError(client.backtests.create({ body: { strategyId: spot.id, ...spotBody } }), 400, 'VALIDATION_FAILED');
+    expect(inherited.details).toContainEqual({ path: 'body.leverage', message: expect.stringMatching(/SPOT.*leverage 1/) });
+
+    // a buyer of a SPOT strategy, naming the listing or the strategy, without marketType
+    const seller = (await service.newUser('spot seller')).client;
+    const sold = await seller.strategies.create({ body: { name: 'spot edge', source: 'export function onCandle() {}', marketType: 'SPOT' } });
+    const listing = await seller.marketplace.create({ body: { strategyId: sold.id, name: 'Spot edge', price: 0 } });
+    await client.marketplace.purchase({ params: { id: listing.id }, body: {} });
+    for (const id of [listing.id, sold.id]) {
+      const bought = await expectError(client.backtests.create({ body: { strategyId: id, ...spotBody } }), 400, 'VALIDATION_FAILED');
+      expect(bought.details).toContainEqual({ path: 'body.leverage', message: expect.stringMatching(/SPOT.*leverage 1/) });
+    }
+    expect((await client.backtests.list()).backtests.length).toBe(before);
+
+    // leverage 1 on SPOT runs, and so does leverage on LINEAR given over a SPOT strategy
+    const spotRun = await client.backtests.create({ body: { strategyId: listing.id, ...spotBody, leverage: 1 } });
+    const linearRun = await client.backtests.create({ body: { strategyId: spot.id, ...spotBody, marketType: 'LINEAR' } });
+    expect(spotRun.marketType).toBe('SPOT');
+    expect(linearRun).toMatchObject({ marketType: 'LINEAR', leverage: 3 });
+    for (const run of [spotRun, linearRun]) expect((await waitFinished(client, run.id)).status).toBe('completed');
   });
 
   it('reports a syntax error at create and update with line and column', async () => {

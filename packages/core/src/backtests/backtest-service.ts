@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DETAIL_TRADES, type BacktestStatus, type CreateBacktestBody } from '../contract/backtests.js';
+import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, type CreateBacktestBody } from '../contract/backtests.js';
 import type { BacktestTrade } from './engine/build-result.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
@@ -50,6 +50,11 @@ export function createBacktestService(deps: BacktestServiceDeps) {
   return {
     async create(userId: string, body: z.output<typeof CreateBacktestBody>) {
       const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
+      const marketType = body.marketType ?? runnable.marketType;
+      if (spotLeverageProblem(marketType, body.leverage)) {
+        const why = body.marketType ? '' : " (the strategy's market type)";
+        throw new StratboxError('VALIDATION_FAILED', `${SPOT_LEVERAGE_MESSAGE}${why}`, [{ path: 'body.leverage', message: SPOT_LEVERAGE_MESSAGE }]);
+      }
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
       const info = await withRunOnlyErrors(runnable.canReadSource, () => executor.inspect(source));
       await withRunOnlyErrors(runnable.canReadSource, () => executor.checkParams(info, body.params));
@@ -79,7 +84,7 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         startDate: body.startDate,
         endDate: body.endDate,
         timeframe,
-        marketType: body.marketType ?? runnable.marketType,
+        marketType,
         fees: body.fees,
         leverage: body.leverage,
         slippage: body.slippage,

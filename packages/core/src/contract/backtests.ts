@@ -10,6 +10,17 @@ export const Fees = z.strictObject({
   taker: z.number().min(0).max(0.1).meta({ description: 'Fraction of notional, e.g. 0.0005' }),
 });
 
+export const SPOT_LEVERAGE_MESSAGE = 'SPOT backtests run with leverage 1';
+
+/**
+ * True when a backtest of `marketType` asks for leverage, which spot cannot have. The contract
+ * checks it when the body names the market type; the service checks it again with the
+ * strategy's market type when the body leaves it out.
+ */
+export function spotLeverageProblem(marketType: z.infer<typeof MarketType> | undefined, leverage: number): boolean {
+  return marketType === 'SPOT' && leverage !== 1;
+}
+
 export const CreateBacktestBody = z
   .strictObject({
     strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
@@ -19,12 +30,13 @@ export const CreateBacktestBody = z
     marketType: MarketType.optional().meta({ description: "Defaults to the strategy's market type." }),
     timeframe: Timeframe.optional().meta({ description: "Defaults to the strategy's `meta.timeframe`, else 1h." }),
     fees: Fees.default({ maker: 0.0002, taker: 0.0005 }),
-    leverage: z.number().min(1).max(125).default(1),
+    leverage: z.number().min(1).max(125).default(1).meta({ description: "Must be 1 for `SPOT` (given, or the strategy's market type): spot trades have no margin." }),
     slippage: z.number().min(0).max(0.1).default(0),
     initialCapital: z.number().positive().max(1e12).default(10_000),
     params: ParamMap.default({}),
   })
-  .refine((b) => b.startDate <= b.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] });
+  .refine((b) => b.startDate <= b.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] })
+  .refine((b) => !spotLeverageProblem(b.marketType, b.leverage), { message: SPOT_LEVERAGE_MESSAGE, path: ['leverage'] });
 
 export const RunError = z.object({ code: z.string(), message: z.string() }).nullable();
 
