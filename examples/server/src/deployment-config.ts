@@ -10,6 +10,7 @@ import {
   type StratboxConfig,
   type Store,
 } from '@stratbox/core';
+import { optionalInt } from './env-int.js';
 
 /*
  * Live-deployment settings of the example server, from the environment:
@@ -31,13 +32,6 @@ import {
  *   clock runs SPEED times faster than real time from ORIGIN on, so '1m' strategies trade every
  *   few seconds. Never set it in production.
  */
-function optionalInt(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, got ${raw}`);
-  return value;
-}
 
 export function readDeploymentConfig(
   store: Store,

@@ -1,3 +1,5 @@
+import { intOr } from './env-int.js';
+
 /** What one process of the example server does. */
 export type Role = 'api' | 'worker' | 'all';
 
@@ -16,13 +18,6 @@ export interface ScaleOutConfig {
 
 const ROLES: readonly Role[] = ['api', 'worker', 'all'];
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, got ${raw}`);
-  return value;
-}
 
 /** The scale-out settings, from `STRATBOX_ROLE`, `REDIS_URL`, `STRATBOX_REDIS_PREFIX`, `STRATBOX_WORKER_CONCURRENCY`, `STRATBOX_QUEUE_LOCK_MS`. */
 export function readScaleOutConfig(env: NodeJS.ProcessEnv = process.env): ScaleOutConfig {
@@ -36,8 +31,8 @@ export function readScaleOutConfig(env: NodeJS.ProcessEnv = process.env): ScaleO
     role,
     redisUrl,
     redisPrefix: env.STRATBOX_REDIS_PREFIX || 'stratbox',
-    workerConcurrency: positiveInt(env, 'STRATBOX_WORKER_CONCURRENCY', 2, 1),
-    queueLockMs: positiveInt(env, 'STRATBOX_QUEUE_LOCK_MS', 10_000, 500),
+    workerConcurrency: intOr(env, 'STRATBOX_WORKER_CONCURRENCY', 2, 1),
+    queueLockMs: intOr(env, 'STRATBOX_QUEUE_LOCK_MS', 10_000, 500),
   };
 }
 

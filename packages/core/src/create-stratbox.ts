@@ -20,7 +20,7 @@ import { createBacktestWorker, type BacktestRecovery } from './backtests/backtes
 import { createSandboxExecutor } from './backtests/sandbox-executor.js';
 import { checkMaxBacktestTrades } from './backtests/stored-trades.js';
 import { createSandboxPool, type SandboxPoolOptions } from './sandbox/sandbox-pool.js';
-import { checkStrategySource } from './sandbox/strategy-source.js';
+import { checkSourceShape } from './sandbox/source-shape.js';
 import { createBillingServices, type BillingConfig, type BillingServices } from './billing/create-billing-services.js';
 import { createMarketplaceServices, type MarketplaceServices } from './marketplace/create-marketplace-services.js';
 import type { SecretBox } from './ports/secret-box.js';
@@ -73,6 +73,11 @@ export interface StratboxConfig {
    * `tradesTruncated`. Applies where backtests run (worker processes).
    */
   maxBacktestTrades?: number;
+  /**
+   * Backtests of one user this process runs at once (default 1). Users take turns: one user's
+   * many queued backtests delay another user's by at most one run.
+   */
+  perUserConcurrency?: number;
   /**
    * Live deployments: how often they poll, when repeated exchange failures fail them, the
    * limits of their sandbox, and the exchange client pool (default: one per Stratbox, with the
@@ -133,9 +138,10 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const executor = config.executor ?? createSandboxExecutor(createSandboxPool(config.sandbox));
   const checkSource =
     config.checkSource ??
-    (async (source: string) => {
-      checkStrategySource(source);
-      await executor.inspect(source);
+    (async (source: string, context?: { userId: string }) => {
+      // a linear scan here; the parse itself runs in the sandbox's check lane, never on this thread
+      checkSourceShape(source);
+      await executor.inspect(source, context ? { tenant: context.userId } : {});
     });
   const strategies = createStrategyService({ store, clock, checkSource });
   const events = config.events ?? createInProcessEventBus({ onHandlerError: (error, channel) => logger.error('Event handler failed', { channel, error: error instanceof Error ? error.message : String(error) }) });
@@ -160,8 +166,9 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     store, clock, logger, events, queue, executor, marketData,
     concurrency: config.workerConcurrency ?? 2,
     ...(config.maxBacktestTrades === undefined ? {} : { maxStoredTrades: checkMaxBacktestTrades(config.maxBacktestTrades) }),
+    ...(config.perUserConcurrency === undefined ? {} : { perUserConcurrency: config.perUserConcurrency }),
     ...(config.backtestRecovery ? { recovery: config.backtestRecovery } : {}),
-    onCompute: (userId, ms) => billing.usage.addCompute(userId, ms),
+    onCompute: (userId, ms, repos) => billing.usage.addCompute(userId, ms, repos),
   });
   const exchanges =
     config.deployments?.exchanges ??

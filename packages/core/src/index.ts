@@ -15,7 +15,7 @@ export type { EventBus, ChannelHandler, Unsubscribe } from './ports/event-bus.js
 export * from './events/index.js';
 export * from './market-data/index.js';
 export * from './ports/market-data.js';
-export type { Job, JobHandler, JobQueue } from './ports/job-queue.js';
+export type { Job, JobHandler, JobQueue, ProcessOptions } from './ports/job-queue.js';
 export { createInProcessJobQueue } from './queue/in-process-job-queue.js';
 export * from './sandbox/index.js';
 export { createBacktestService, MAX_BACKTEST_BARS, type BacktestService } from './backtests/backtest-service.js';

@@ -31,15 +31,22 @@ export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestI
   computeMs: number;
 }
 
+/** Who a run or check is for, so that users take turns for the sandbox. */
+export interface TenantOption {
+  /** The user id; runs of different users take turns, and each user has a cap on runs at once. */
+  tenant?: string;
+}
+
 /**
  * Runs strategy code in the sandbox. The only way user code executes. Failures reject with an
- * error that has a string `code` and a message written for the strategy's author.
+ * error that has a string `code`, a message written for the strategy's author, and `cpuMs`: the
+ * CPU time the run used before it ended (for usage metering, however it ended).
  */
 export interface BacktestExecutor {
   /** Reads `meta` without running `onCandle`; rejects with StratboxError VALIDATION_FAILED for an invalid strategy. */
-  inspect(source: string): Promise<StrategyInfo>;
+  inspect(source: string, options?: TenantOption): Promise<StrategyInfo>;
   /** Throws StratboxError VALIDATION_FAILED (400) when `params` do not match `meta.params`. */
   checkParams(info: StrategyInfo, params: Record<string, string>): void;
-  run(input: BacktestRunInput, options: { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void }): Promise<BacktestRunOutput>;
+  run(input: BacktestRunInput, options: TenantOption & { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void }): Promise<BacktestRunOutput>;
   close(): Promise<void>;
 }

@@ -56,7 +56,7 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         throw new StratboxError('VALIDATION_FAILED', `${SPOT_LEVERAGE_MESSAGE}${why}`, [{ path: 'body.leverage', message: SPOT_LEVERAGE_MESSAGE }]);
       }
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await withRunOnlyErrors(runnable.canReadSource, () => executor.inspect(source));
+      const info = await withRunOnlyErrors(runnable.canReadSource, () => executor.inspect(source, { tenant: userId }));
       await withRunOnlyErrors(runnable.canReadSource, () => executor.checkParams(info, body.params));
       const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
       const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
@@ -104,7 +104,22 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         await deps.afterCreateFailed?.(userId);
         throw error;
       }
-      await queue.enqueue({ name: BACKTEST_JOB, id: record.id, payload: {} });
+      try {
+        await queue.enqueue({ name: BACKTEST_JOB, id: record.id, group: userId, payload: {} });
+      } catch (error) {
+        // never leave a queued record no queue holds: fail it with a reason and give the slot back
+        deps.logger.error('Could not enqueue a backtest', { backtestId: record.id, error: error instanceof Error ? error.message : String(error) });
+        const failed = await store.backtests.transition(record.id, ['queued'], {
+          status: 'failed',
+          error: { code: 'UNAVAILABLE', message: 'The backtest could not be queued; nothing ran and it was not counted. Try again.' },
+          finishedAt: clock.now().toISOString(),
+        });
+        if (failed) {
+          events.publish(`backtest:${record.id}:progress`, toProgressEvent(failed));
+          await deps.afterCreateFailed?.(userId);
+        }
+        throw new StratboxError('UNAVAILABLE', 'The backtest queue is unavailable; nothing was started or counted. Try again.');
+      }
       return toBacktestSummary(record);
     },
 

@@ -4,13 +4,14 @@ import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
-import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
-import type { BacktestRecord, Store } from '../ports/store.js';
+import type { MarketData, TimeframeName } from '../ports/market-data.js';
+import type { BacktestRecord, Store, StoreRepositories } from '../ports/store.js';
 import type { BacktestExecutor } from './backtest-executor.js';
 import { BACKTEST_JOB } from './backtest-service.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
 import { tradesToStore } from './stored-trades.js';
+import { loadBacktestCandles } from './load-backtest-candles.js';
 
 export interface BacktestWorkerDeps {
   store: Store;
@@ -26,8 +27,14 @@ export interface BacktestWorkerDeps {
   progressIntervalMs?: number;
   /** Most trades a run stores, the first by entry (default `DEFAULT_MAX_BACKTEST_TRADES`); metrics cover all. */
   maxStoredTrades?: number;
-  /** Called with the CPU milliseconds a finished run used (usage metering). */
-  onCompute?: (userId: string, computeMs: number) => Promise<void>;
+  /**
+   * Meters the CPU milliseconds a run used, however it ended (completed, failed, timed out,
+   * cancelled or interrupted). Called inside the transaction that records the run's end
+   * (`repos`), so a run is metered exactly once even if the process dies at any point.
+   */
+  onCompute?: (userId: string, computeMs: number, repos: StoreRepositories) => Promise<void>;
+  /** Backtests of one user run at once by this process (default 1): users take turns. */
+  perUserConcurrency?: number;
   /**
    * What `start()` does about backtests left `queued` or `running` (see `BacktestRecovery`).
    * Default: `resubmit` when the queue is shared by several nodes (`queue.shared`), else `restart`.
@@ -58,6 +65,15 @@ function seedOf(r: BacktestRecord): number {
   return digest.readUInt32LE(0);
 }
 
+/** CPU milliseconds a failed run used, as the executor reported it on the error. */
+function cpuMsOf(error: unknown): number {
+  const cpuMs = (error as { cpuMs?: unknown } | null)?.cpuMs;
+  return typeof cpuMs === 'number' && Number.isFinite(cpuMs) && cpuMs > 0 ? cpuMs : 0;
+}
+
+/** Errors whose message speaks of data, not of the strategy: a buyer may read them. */
+const DATA_ERRORS = ['DATA_NOT_FOUND', 'WARMUP_DATA_MISSING'];
+
 function runError(error: unknown): { code: string; message: string } {
   if (isStratboxError(error)) return { code: error.code === 'NOT_FOUND' ? 'DATA_NOT_FOUND' : error.code, message: error.message };
   const coded = error as { code?: unknown; message?: unknown };
@@ -74,6 +90,39 @@ function runError(error: unknown): { code: string; message: string } {
 export function createBacktestWorker(deps: BacktestWorkerDeps) {
   const { store, clock, logger, events, queue, executor, marketData } = deps;
   const interval = deps.progressIntervalMs ?? 250;
+
+  /**
+   * Moves a run from one of `from` to its end state and meters its compute in one transaction:
+   * only the call that makes the move meters, so a run is never metered twice.
+   */
+  async function finish(record: BacktestRecord, from: BacktestRecord['status'][], patch: Parameters<Store['backtests']['transition']>[2], computeMs: number) {
+    const metered = Math.ceil(computeMs);
+    const done = await store.transaction(async (tx) => {
+      const moved = await tx.backtests.transition(record.id, from, { ...patch, computeMs: record.computeMs + metered });
+      if (moved && metered > 0) await deps.onCompute?.(record.userId, metered, tx);
+      return moved;
+    });
+    if (done) events.publish(`backtest:${record.id}:progress`, toProgressEvent(done));
+    return done;
+  }
+
+  /**
+   * A run stopped by its signal: cancelled by its user (the record says so: meter it there), or
+   * this process is shutting down or lost the job (the record stays running for whoever runs it
+   * next: meter the CPU this attempt used on its own).
+   */
+  async function meterStopped(record: BacktestRecord, computeMs: number) {
+    const metered = Math.ceil(computeMs);
+    if (metered <= 0) return;
+    await store.transaction(async (tx) => {
+      const cancelled = await tx.backtests.transition(record.id, ['cancelled'], { computeMs: record.computeMs + metered });
+      if (!cancelled) {
+        const current = await tx.backtests.transition(record.id, ['running'], { computeMs: record.computeMs + metered });
+        if (!current) return;
+      }
+      await deps.onCompute?.(record.userId, metered, tx);
+    });
+  }
 
   /**
    * A run left `running` by a stop: null if it is given up (failed with a reason) or no longer
@@ -107,20 +156,18 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       const version = await loadRunnableSource(store, record.userId, record.strategyId, record.strategyVersion).catch(() => null);
       if (!version) throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
       ownsSource = version.userId === record.userId;
-      const info = await executor.inspect(version.source);
-      const timeframe = record.timeframe as TimeframeName;
-      const warmupDays = Math.ceil(((info.warmup ?? 0) * TIMEFRAME_MS[timeframe]) / 86_400_000);
-      const fetchFrom = (startDate: string) =>
-        Promise.all(record.symbols.map((symbol) => marketData.getCandles({ symbol, timeframe, startDate, endDate: record.endDate })));
-      const warmupStart = new Date(Date.parse(record.startDate) - warmupDays * 86_400_000).toISOString().slice(0, 10);
-      // candles before the start only warm up indicators; where there are none, start cold
-      const fetched = warmupDays > 0 ? await fetchFrom(warmupStart).catch(() => fetchFrom(record.startDate)) : await fetchFrom(record.startDate);
-      const startTime = Date.parse(`${record.startDate}T00:00:00.000Z`);
-      const totalBars = fetched.reduce((n, f) => n + f.series.length, 0);
-      if (fetched.every((f) => f.series.length === 0 || f.series.time[f.series.length - 1]! < startTime)) {
+      const info = await executor.inspect(version.source, { tenant: record.userId });
+      const { series, source: dataSource, startTime } = await loadBacktestCandles(marketData, {
+        symbols: record.symbols,
+        timeframe: record.timeframe as TimeframeName,
+        startDate: record.startDate,
+        endDate: record.endDate,
+        warmup: info.warmup ?? 0,
+      });
+      const totalBars = series.reduce((n, s) => n + s.length, 0);
+      if (series.every((s) => s.length === 0 || s.time[s.length - 1]! < startTime)) {
         throw Object.assign(new Error('No candles in the requested range'), { code: 'DATA_NOT_FOUND' });
       }
-      const dataSource = [...new Set(fetched.map((f) => f.source))].join(',');
       await store.backtests.transition(record.id, ['running'], { dataSource, totalBars });
       signal.throwIfAborted();
 
@@ -128,7 +175,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       const output = await executor.run(
         {
           source: version.source,
-          series: fetched.map((f) => f.series),
+          series,
           startTime,
           fees: record.fees,
           leverage: record.leverage,
@@ -140,6 +187,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
         },
         {
           signal,
+          tenant: record.userId,
           onProgress: (processedBars, total) => {
             const now = Date.now();
             if (now - lastPublished < interval) return;
@@ -152,23 +200,20 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
         },
       );
       await store.backtests.saveResult({ backtestId: record.id, equityCurve: output.equityCurve, metrics: output.metrics, ...tradesToStore(output.trades, deps.maxStoredTrades) });
-      const done = await store.backtests.transition(record.id, ['running'], {
-        status: 'completed',
-        progress: 1,
-        processedBars: totalBars,
-        totalBars,
-        computeMs: Math.round(output.computeMs),
-        finishedAt: clock.now().toISOString(),
-      });
-      if (done) events.publish(`backtest:${record.id}:progress`, toProgressEvent(done));
-      await deps.onCompute?.(record.userId, output.computeMs);
+      const done = await finish(record, ['running'], { status: 'completed', progress: 1, processedBars: totalBars, totalBars, finishedAt: clock.now().toISOString() }, output.computeMs);
+      if (!done) await meterStopped(record, output.computeMs); // cancelled as it completed
     } catch (error) {
-      if (signal.aborted) return; // cancelled (the service published the final state) or shutting down
+      if (signal.aborted) {
+        // cancelled (the service published the final state) or shutting down: meter what it used
+        await meterStopped(record, cpuMsOf(error)).catch((e: unknown) => logger.error('Could not meter a stopped backtest', { backtestId: record.id, error: String(e) }));
+        return;
+      }
       // A bought strategy's failure must not quote its code (run-only licence): keep the code only.
-      const failure = ownsSource || (error as { code?: string }).code === 'DATA_NOT_FOUND' || isStratboxError(error) ? runError(error) : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
+      const code = (error as { code?: string }).code ?? '';
+      const failure = ownsSource || DATA_ERRORS.includes(code) || isStratboxError(error) ? runError(error) : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
       if (failure.code === 'INTERNAL') logger.error('backtest failed', { backtestId: record.id, error: String(error) });
-      const failed = await store.backtests.transition(record.id, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() });
-      if (failed) events.publish(`backtest:${record.id}:progress`, toProgressEvent(failed));
+      const failed = await finish(record, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() }, cpuMsOf(error));
+      if (!failed) await meterStopped(record, cpuMsOf(error)); // cancelled as it failed
     }
   }
 
@@ -184,7 +229,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       for (const r of interrupted) {
         if (recovery === 'resubmit') {
           // the queue adds only the jobs it does not hold (e.g. lost between insert and enqueue)
-          await queue.enqueue({ name: BACKTEST_JOB, id: r.id, payload: {}, ...(r.status === 'running' ? { redelivered: true } : {}) });
+          await queue.enqueue({ name: BACKTEST_JOB, id: r.id, group: r.userId, payload: {}, ...(r.status === 'running' ? { redelivered: true } : {}) });
           continue;
         }
         if (r.status === 'running') {
@@ -199,9 +244,9 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           }
           if (!(await store.backtests.transition(r.id, ['running'], { status: 'queued', progress: 0, processedBars: 0 }))) continue;
         }
-        await queue.enqueue({ name: BACKTEST_JOB, id: r.id, payload: {} });
+        await queue.enqueue({ name: BACKTEST_JOB, id: r.id, group: r.userId, payload: {} });
       }
-      queue.process(BACKTEST_JOB, run, { concurrency: deps.concurrency ?? 2 });
+      queue.process(BACKTEST_JOB, run, { concurrency: deps.concurrency ?? 2, perGroup: deps.perUserConcurrency ?? 1 });
     },
   };
 }

@@ -6,14 +6,14 @@ import { downsampleEquity } from './equity-downsample.js';
 /** The BacktestExecutor on the QuickJS sandbox pool. */
 export function createSandboxExecutor(pool: SandboxPool): BacktestExecutor {
   return {
-    async inspect(source) {
-      const info = await pool.inspectStrategy(source);
+    async inspect(source, options = {}) {
+      const info = await pool.inspectStrategy(source, options);
       return { timeframe: info.meta.timeframe, warmup: info.meta.warmup, params: info.meta.params };
     },
     checkParams(info: StrategyInfo, params) {
       parseStrategyParams(info.params as Record<string, ParamSpec> | undefined, params);
     },
-    async run(input: BacktestRunInput, { signal, onProgress }) {
+    async run(input: BacktestRunInput, { signal, onProgress, tenant }) {
       const candles: Record<string, { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }> = {};
       for (const s of input.series) candles[s.symbol] = s;
       const result = await pool.runBacktest(
@@ -30,7 +30,7 @@ export function createSandboxExecutor(pool: SandboxPool): BacktestExecutor {
           seed: input.seed,
           marketType: input.marketType,
         },
-        { signal, onProgress: (p) => onProgress(p.processedBars, p.totalBars) },
+        { signal, ...(tenant === undefined ? {} : { tenant }), onProgress: (p) => onProgress(p.processedBars, p.totalBars) },
       );
       return {
         equityCurve: downsampleEquity(result.series.times, result.series.equity),

@@ -103,12 +103,16 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
       await store.usageCounters.releaseBacktest(userId, ctx.period.start, clock.now().toISOString());
     },
 
-    /** Adds CPU milliseconds of sandboxed execution (backtests and deployments) to the current period. */
-    async addCompute(userId: string, computeMs: number): Promise<void> {
+    /**
+     * Adds CPU milliseconds of sandboxed execution (backtests and deployments) to the current
+     * period, rounded up to a whole millisecond (no run is free). Pass a transaction's `repos`
+     * to count it together with the write that records what was metered.
+     */
+    async addCompute(userId: string, computeMs: number, repos: StoreRepositories = store): Promise<void> {
       if (!Number.isFinite(computeMs) || computeMs <= 0) return;
-      const ctx = await context(userId);
+      const ctx = await context(userId, repos);
       try {
-        await store.usageCounters.addComputeMs(userId, ctx.period, Math.round(computeMs), clock.now().toISOString());
+        await repos.usageCounters.addComputeMs(userId, ctx.period, Math.ceil(computeMs), clock.now().toISOString());
       } catch (error) {
         logger?.error('Could not meter compute', { userId, computeMs, error: error instanceof Error ? error.message : String(error) });
         throw error;
