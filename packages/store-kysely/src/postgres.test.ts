@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '@stratbox/core/testing';
 import { createKyselyStore } from './index.js';
-import { quoteIdentifier } from './dialects/postgres.js';
+import { createPostgresDialect, quoteIdentifier } from './dialects/postgres.js';
+import { expectTradesMovedBy0008, seedResultsBefore0008 } from './migration-0008-fixture.js';
 
 /**
  * Runs the Store contract on PostgreSQL when DATABASE_URL is set, e.g.
@@ -53,6 +55,23 @@ describePostgres('kysely postgres', () => {
         schemas.delete(schema);
       },
     };
+  });
+
+  it('migration 0008 moves the trades of results saved before it into their own rows, in order', async () => {
+    const schema = newSchema();
+    const before = new Kysely<any>({ dialect: await createPostgresDialect({ dialect: 'postgres', connectionString: url, schema }) });
+    try {
+      await seedResultsBefore0008(before, 'postgres', schema);
+    } finally {
+      await before.destroy();
+    }
+    const store = await createKyselyStore({ dialect: 'postgres', connectionString: url, schema });
+    try {
+      await expectTradesMovedBy0008(store);
+    } finally {
+      await store.close();
+      await dropSchemas([schema]);
+    }
   });
 
   it('keeps its tables in the given schema, survives reopening, and migrates idempotently', async () => {

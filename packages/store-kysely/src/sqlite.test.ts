@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '@stratbox/core/testing';
-import { createKyselyStore, createMigrationProvider } from './index.js';
+import { createKyselyStore } from './index.js';
+import { expectTradesMovedBy0008, seedResultsBefore0008 } from './migration-0008-fixture.js';
 
 let dir: string;
 let files = 0;
@@ -85,30 +86,15 @@ describe('kysely sqlite file', () => {
 
   it('migration 0008 moves the trades of results saved before it into their own rows, in order', async () => {
     const filename = nextFile();
-    const trades = Array.from({ length: 1_234 }, (_, i) => ({ symbol: 'BTC/USDT:USDT', side: 'long', entryTime: new Date(i * 60_000).toISOString(), pnl: i / 7 }));
     const before = new Kysely<any>({ dialect: new SqliteDialect({ database: new BetterSqlite3(filename) }) });
     try {
-      const { error } = await new Migrator({ db: before, provider: createMigrationProvider('sqlite') }).migrateTo('0007-paper-accounts');
-      expect(error).toBeUndefined();
-      await before
-        .insertInto('backtests')
-        .values({
-          id: 'bt_old', user_id: 'usr_old', strategy_id: 'str_old', strategy_version: 1, status: 'completed', progress: 1, processed_bars: 10, total_bars: 10,
-          symbols: '["BTC/USDT:USDT"]', start_date: '2025-01-01', end_date: '2025-01-02', timeframe: '1h', market_type: 'LINEAR', fees: '{"maker":0,"taker":0}',
-          leverage: 1, slippage: 0, initial_capital: 1000, params: '{}', data_source: 'synthetic', compute_ms: 1, attempts: 1, created_at: '2025-01-03T00:00:00.000Z',
-          started_at: null, finished_at: null, error: null,
-        })
-        .execute();
-      await before.insertInto('backtest_results').values({ backtest_id: 'bt_old', equity_curve: '[]', trades: JSON.stringify(trades), metrics: '{"tradeCount":1234}' }).execute();
+      await seedResultsBefore0008(before, 'sqlite');
     } finally {
       await before.destroy();
     }
     const store = await createKyselyStore({ dialect: 'sqlite', filename });
     try {
-      expect(await store.backtests.getResult('usr_old', 'bt_old')).toEqual({ backtestId: 'bt_old', equityCurve: [], metrics: { tradeCount: 1234 }, tradeCount: 1_234, storedTradeCount: 1_234 });
-      const read = await store.backtests.listTrades('usr_old', 'bt_old', { limit: 5_000 });
-      expect(read).toEqual(trades.map((trade, seq) => ({ seq, trade })));
-      expect(await store.backtests.listTrades('usr_other', 'bt_old', { limit: 5 })).toEqual([]);
+      await expectTradesMovedBy0008(store);
     } finally {
       await store.close();
     }
