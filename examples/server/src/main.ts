@@ -9,7 +9,7 @@ import { openStore } from './open-store.js';
 import { readDeploymentConfig } from './deployment-config.js';
 import { openQueue } from './open-queue.js';
 import { readScaleOutConfig, runsJobs, servesHttp } from './roles.js';
-import { readSandboxConfig } from './sandbox-config.js';
+import { readBacktestConfig } from './backtest-config.js';
 import { openRateLimiter, readRateLimits } from './rate-limit-config.js';
 
 /**
@@ -27,7 +27,7 @@ async function main() {
   const stratbox = createStratbox({
     store, logger, masterKey: loadMasterKey(config, process.env, logger),
     ...live,
-    ...readSandboxConfig(),
+    ...readBacktestConfig(),
     // an api node runs no background work: neither backtests nor live deployments
     ...(runsJobs(scale.role) ? {} : { deployments: { ...live.deployments, run: false } }),
     ...(queue ? { queue } : {}),
