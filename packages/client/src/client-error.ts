@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from '@stratbox/core/contract';
+import { ERROR_STATUS, type ErrorCode } from '@stratbox/contract';
 
 /**
  * What every failed call throws: the API's error `code` (the same closed set the server uses),

@@ -1,6 +1,8 @@
-import { ErrorBody, routes, type RouteDef, type RouteInput, type RouteKey, type RouteOutput } from '@stratbox/core/contract';
+import {
+  backtestProgressChannel, deploymentOrdersChannel, ErrorBody, routes, WS_PATH,
+  type BacktestProgressData, type DeploymentOrderData, type RouteDef, type RouteInput, type RouteKey, type RouteOutput,
+} from '@stratbox/contract';
 import { StratboxClientError, codeForStatus } from './client-error.js';
-import { backtestProgressChannel, deploymentOrdersChannel, WS_PATH, type BacktestProgressData, type DeploymentOrderData } from '@stratbox/core/contract';
 import { createRealtimeClient, type RealtimeClient, type RealtimeOptions, type SubscribeOptions, type Unsubscribe } from './ws/realtime-client.js';
 import type { WebSocketConstructor } from './ws/websocket-like.js';
 

@@ -3,4 +3,4 @@ export { createStratboxClient, type StratboxClient, type StratboxClientOptions, 
 export { StratboxClientError, isStratboxClientError } from './client-error.js';
 export type { StratboxRealtimeMethods } from './create-stratbox-client.js';
 export * from './ws/index.js';
-export type * from '@stratbox/core/contract';
+export type * from '@stratbox/contract';

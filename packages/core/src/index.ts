@@ -1,5 +1,5 @@
 /** `@stratbox/core`: domain services, ports and the contract of Stratbox. */
-export * from './contract/index.js';
+export * from '@stratbox/contract';
 export * from './errors/index.js';
 export * from './ports/index.js';
 export { createStratbox, type Stratbox, type StratboxConfig } from './create-stratbox.js';

@@ -9,7 +9,7 @@ import {
   type ChannelData,
   type ChannelKind,
   type ErrorCode,
-} from '@stratbox/core/contract';
+} from '@stratbox/contract';
 import { StratboxClientError } from '../client-error.js';
 import { reconnectDelay, type ReconnectOptions } from './backoff.js';
 import { WS_OPEN, type WebSocketConstructor, type WebSocketLike } from './websocket-like.js';

@@ -1,5 +1,4 @@
-import type { RouteKey, RouteOutput, RouteParsedInput } from '../contract/routes.js';
-import { routes } from '../contract/routes.js';
+import { routes, type RouteKey, type RouteOutput, type RouteParsedInput } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { StrategyService } from '../strategies/strategy-service.js';
 import type { BacktestService } from '../backtests/backtest-service.js';

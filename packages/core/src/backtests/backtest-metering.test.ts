@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { CreateBacktestBody } from '../contract/backtests.js';
+import { CreateBacktestBody } from '@stratbox/contract';
 import { createStratbox, type Stratbox, type StratboxConfig } from '../create-stratbox.js';
 import { importCandlesCsv } from '../market-data/csv-import.js';
 import { createSilentLogger } from '../ports/logger.js';

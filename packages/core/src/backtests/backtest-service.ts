@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, type CreateBacktestBody } from '../contract/backtests.js';
+import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, type CreateBacktestBody } from '@stratbox/contract';
 import type { BacktestTrade } from './engine/build-result.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';

@@ -1,4 +1,4 @@
-import type { BacktestDetail, BacktestSummary } from '../contract/backtests.js';
+import type { BacktestDetail, BacktestSummary } from '@stratbox/contract';
 import type { BacktestRecord, BacktestResultSummary, BacktestTradeRecord } from '../ports/store.js';
 
 /** The API view of a backtest record. */

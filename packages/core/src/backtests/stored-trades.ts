@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_BACKTEST_TRADES } from '../contract/backtests.js';
+import { DEFAULT_MAX_BACKTEST_TRADES } from '@stratbox/contract';
 
 type Trade = Record<string, unknown>;
 

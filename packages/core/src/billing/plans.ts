@@ -16,7 +16,7 @@
  * Hosts can change limits and prices with `resolvePlans(overrides)` (config `billing.plans`).
  */
 import type { z } from 'zod';
-import type { Tier } from '../contract/billing.js';
+import type { Tier } from '@stratbox/contract';
 
 export type TierName = z.infer<typeof Tier>;
 export type PaidTierName = Exclude<TierName, 'free'>;

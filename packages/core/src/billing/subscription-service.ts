@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { Subscription } from '../contract/billing.js';
+import type { Subscription } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { BillingProvider, SubscriptionState } from '../ports/billing-provider.js';
 import type { Clock } from '../ports/clock.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Usage } from '../contract/billing.js';
+import type { Usage } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';

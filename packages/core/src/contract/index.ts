@@ -1,18 +1,5 @@
 /**
- * `@stratbox/core/contract`: the wire contract of Stratbox. Imports nothing but zod, so a
- * browser bundle can use it.
+ * `@stratbox/core/contract`: the wire contract, re-exported from `@stratbox/contract` (its home
+ * since it became a package of its own, on zod alone) so that existing imports keep working.
  */
-export * from './error-codes.js';
-export * from './ids.js';
-export * from './common.js';
-export * from './strategies.js';
-export * from './backtests.js';
-export * from './deployments.js';
-export * from './credentials.js';
-export * from './marketplace.js';
-export * from './billing.js';
-export * from './market-data.js';
-export * from './ws.js';
-export * from './route.js';
-export * from './routes.js';
-export * from './openapi.js';
+export * from '@stratbox/contract';

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { DeploymentRecord, Store } from '../ports/store.js';
-import type { DeploymentStatus } from '../contract/deployments.js';
+import type { DeploymentStatus } from '@stratbox/contract';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
 import { createAesGcmSecretBox, generateMasterKey } from './create-secret-box.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateCredentialBody } from '../contract/credentials.js';
+import type { CreateCredentialBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { isKnownExchange as defaultIsKnownExchange } from '../exchanges/ccxt-exchanges.js';
 import type { Clock } from '../ports/clock.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Credential } from '../contract/credentials.js';
+import type { Credential } from '@stratbox/contract';
 import type { CredentialRecord } from '../ports/store.js';
 
 export type CredentialView = z.output<typeof Credential>;

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { CreateDeploymentBody } from '../contract/deployments.js';
-import { ACTIVE_DEPLOYMENT_STATUSES, type DeploymentStatus } from '../contract/deployments.js';
+import { ACTIVE_DEPLOYMENT_STATUSES, type CreateDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
 import type { BacktestExecutor } from '../backtests/backtest-executor.js';
 import type { CredentialService } from '../credentials/credential-service.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';

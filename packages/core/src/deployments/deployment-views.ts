@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Deployment, LogEntry, Order } from '../contract/deployments.js';
+import type { Deployment, LogEntry, Order } from '@stratbox/contract';
 import type { DeploymentLogRecord, DeploymentRecord, OrderRecord } from '../ports/store.js';
 
 /** A deployment as the API returns it (the record without its owner). */

@@ -1,4 +1,4 @@
-import { deploymentOrdersChannel } from '../contract/ws.js';
+import { deploymentOrdersChannel } from '@stratbox/contract';
 import type { OrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';

@@ -1,5 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from '../contract/error-codes.js';
-import type { ErrorBody } from '../contract/common.js';
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@stratbox/contract';
 
 /**
  * The one error class services throw. Its `code` is one of the closed set of API.md and

@@ -1,4 +1,4 @@
-import { parseChannel, type BacktestProgressData, type Channel, type ChannelData, type ChannelKind } from '../contract/ws.js';
+import { parseChannel, type BacktestProgressData, type Channel, type ChannelData, type ChannelKind } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { Store } from '../ports/store.js';
 

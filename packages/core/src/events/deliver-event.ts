@@ -1,4 +1,4 @@
-import type { Channel } from '../contract/ws.js';
+import type { Channel } from '@stratbox/contract';
 import type { ChannelHandler } from '../ports/event-bus.js';
 
 /**

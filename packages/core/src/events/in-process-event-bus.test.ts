@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BacktestProgressData, DeploymentOrderData } from '../contract/ws.js';
+import type { BacktestProgressData, DeploymentOrderData } from '@stratbox/contract';
 import { createInProcessEventBus } from './in-process-event-bus.js';
 
 const BT = 'bt_AAAAAAAAAAAAAAAAAAAAAA';

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import type { Channel, ChannelData } from '../contract/ws.js';
+import type { Channel, ChannelData } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { ChannelHandler, EventBus, Unsubscribe } from '../ports/event-bus.js';
 import { deliverEvent } from './deliver-event.js';

@@ -1,4 +1,4 @@
-import { ID_PREFIXES } from '../contract/ids.js';
+import { ID_PREFIXES } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { PurchaseRecord, StoreRepositories, StrategyVersionRecord } from '../ports/store.js';
 

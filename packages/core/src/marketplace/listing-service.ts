@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateListingBody, UpdateListingBody } from '../contract/marketplace.js';
+import type { CreateListingBody, UpdateListingBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { ListingPatch, ListingRecord, Store, StoreRepositories } from '../ports/store.js';

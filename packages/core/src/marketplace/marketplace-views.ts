@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Listing, Purchase, Review } from '../contract/marketplace.js';
+import type { Listing, Purchase, Review } from '@stratbox/contract';
 import type { ListingRecord, PurchaseRecord, ReviewRecord } from '../ports/store.js';
 
 export type ListingView = z.infer<typeof Listing>;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ReviewBody } from '../contract/marketplace.js';
+import type { ReviewBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { ReviewRecord, Store } from '../ports/store.js';

@@ -21,7 +21,7 @@
  * - Amounts are USD cents.
  */
 import type { z } from 'zod';
-import type { PaidTier } from '../contract/billing.js';
+import type { PaidTier } from '@stratbox/contract';
 
 type PaidTierName = z.infer<typeof PaidTier>;
 

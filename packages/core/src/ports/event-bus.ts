@@ -1,4 +1,4 @@
-import type { Channel, ChannelData } from '../contract/ws.js';
+import type { Channel, ChannelData } from '@stratbox/contract';
 
 /** Ends a subscription. Calling it more than once is harmless. */
 export type Unsubscribe = () => void;

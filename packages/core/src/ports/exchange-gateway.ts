@@ -1,5 +1,5 @@
 import { StratboxError } from '../errors/stratbox-error.js';
-import type { ErrorCode } from '../contract/error-codes.js';
+import type { ErrorCode } from '@stratbox/contract';
 
 /*
  * The ExchangeGateway port: orders, positions and balances of one exchange account, in core's

@@ -1,5 +1,4 @@
-import type { DeploymentStatus } from '../contract/deployments.js';
-import type { BacktestStatus } from '../contract/backtests.js';
+import type { BacktestStatus, DeploymentStatus } from '@stratbox/contract';
 import type { SealedSecret } from './secret-box.js';
 import type {
   BillingCustomerRepository,

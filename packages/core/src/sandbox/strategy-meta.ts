@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timeframe } from '../contract/common.js';
+import { Timeframe } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'Parameter names are identifiers' });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MAX_SOURCE_BYTES } from '../contract/strategies.js';
+import { MAX_SOURCE_BYTES } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 
 /** Size and hash of a strategy source; a source over 512,000 bytes of UTF-8 is a 413. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateStrategyBody, StrategyDetail, StrategySummary, UpdateStrategyBody } from '../contract/strategies.js';
+import type { CreateStrategyBody, StrategyDetail, StrategySummary, UpdateStrategyBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, StoreRepositories, StrategyRecord, StrategyVersionRecord } from '../ports/store.js';

@@ -14,7 +14,7 @@ import type {
   UserRecord,
 } from '../ports/store.js';
 import { definedFields, newestFirst } from './memory-helpers.js';
-import { ACTIVE_DEPLOYMENT_STATUSES } from '../contract/deployments.js';
+import { ACTIVE_DEPLOYMENT_STATUSES } from '@stratbox/contract';
 import {
   cloneMarketplaceBillingState,
   emptyMarketplaceBillingState,

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixtures.js';
-import type { BacktestStatus } from '../contract/backtests.js';
-import type { DeploymentStatus } from '../contract/deployments.js';
+import type { BacktestStatus, DeploymentStatus } from '@stratbox/contract';
 import type {
   BacktestPatch,
   BacktestRecord,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ID_PREFIXES, type IdKind } from '../contract/ids.js';
+import { ID_PREFIXES, type IdKind } from '@stratbox/contract';
 
 /** A new id: type prefix and 128 random bits, URL-safe. */
 export function newId(kind: IdKind): string {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { EquityPoint, Trade } from '../../contract/backtests.js';
+import type { EquityPoint, Trade } from '@stratbox/contract';
 import { EXIT_REASONS, TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
 import type { QuickJSBuild } from '../../sandbox/quickjs-variants.js';
 import type { ParamValue, StrategyMeta } from '../../sandbox/strategy-meta.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Metrics, SymbolMetrics } from '../../contract/backtests.js';
+import type { Metrics, SymbolMetrics } from '@stratbox/contract';
 
 export type BacktestMetrics = z.infer<typeof Metrics>;
 export type BacktestSymbolMetrics = z.infer<typeof SymbolMetrics>;
