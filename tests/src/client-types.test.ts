@@ -1,6 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createStratboxClient } from '@stratbox/client';
-import type { StrategyDetail } from '@stratbox/core/contract';
+import { createStratboxClient, type RouteInput, type StrategyDetail } from '@stratbox/client';
 
 /**
  * Type-level tests: `pnpm typecheck` (part of `pnpm test`) compiles this file, and every
@@ -24,6 +23,18 @@ describe('client types come from the contract', () => {
       void client.strategies.get({});
       // @ts-expect-error the query has no such field
       void client.strategies.list({ query: { page: 2 } });
+      void client.strategies.list({ query: { limit: 10, cursor: 'abc' } });
+      // @ts-expect-error limit is a number (the client writes it as a string on the wire)
+      void client.strategies.list({ query: { limit: 'ten' } });
+      // @ts-expect-error limit is a number, even when the string holds one
+      void client.backtests.trades({ params: { id: 'bt_1' }, query: { limit: '10' } });
+      // @ts-expect-error version is a number
+      void client.strategies.get({ params: { id: 'str_1' }, query: { version: 'latest' } });
+      // @ts-expect-error status is one of the backtest statuses
+      void client.backtests.list({ query: { status: 'done' } });
+      void client.marketData.candles({ query: { symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2025-01-01', endDate: '2025-01-02', limit: 500 } });
+      // @ts-expect-error timeframe is one of the contract's timeframes
+      void client.marketData.candles({ query: { symbol: 'BTC/USDT:USDT', timeframe: '2h', startDate: '2025-01-01', endDate: '2025-01-02' } });
       // @ts-expect-error no such route
       void client.strategies.rename;
       // @ts-expect-error the webhook is for the payment provider, not for clients
@@ -32,5 +43,6 @@ describe('client types come from the contract', () => {
     expect(typeof typed).toBe('function');
     expectTypeOf(client.strategies.get).returns.resolves.toEqualTypeOf<StrategyDetail>();
     expectTypeOf(client.strategies.delete).returns.resolves.toEqualTypeOf<void>();
+    expectTypeOf<NonNullable<RouteInput<'strategies.list'>['query']>['limit']>().toEqualTypeOf<number | undefined>();
   });
 });

@@ -24,9 +24,16 @@ export const ParamMap = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'Parameter names are identifiers' }), z.string().max(1000))
   .refine((m) => Object.keys(m).length <= 100, { message: 'At most 100 parameters' });
 
+/**
+ * An integer query parameter. Callers give a number (the client writes it as its decimal
+ * string, as every query value travels); the server coerces the string back. Its input type is
+ * `number`, so `limit: 'ten'` does not compile in a client call.
+ */
+export const queryInteger = () => z.coerce.number<number>().int();
+
 /** Query parameters shared by every list endpoint: newest first, `limit` 1..200 (default 50). */
 export const PageQuery = {
-  limit: z.coerce.number().int().min(1).max(200).optional().meta({ description: 'Page size, 1 to 200 (default 50)' }),
+  limit: queryInteger().min(1).max(200).optional().meta({ description: 'Page size, 1 to 200 (default 50)' }),
   cursor: z.string().min(1).max(512).optional().meta({ description: 'The `nextCursor` of the previous page' }),
 };
 

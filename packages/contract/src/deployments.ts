@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MarketSymbol, NextCursor, PageQuery, ParamMap, Timestamp } from './common.js';
+import { MarketSymbol, NextCursor, PageQuery, ParamMap, Timestamp, queryInteger } from './common.js';
 import { RunError } from './backtests.js';
 import { CredentialId, DeploymentId, ListingId, OrderId, StrategyId } from './ids.js';
 
@@ -38,7 +38,7 @@ export const LogLevel = z.enum(['debug', 'info', 'warn', 'error']);
 export const LogEntry = z.object({ timestamp: Timestamp, level: LogLevel, message: z.string() });
 export const LogsQuery = z.strictObject({
   since: Timestamp.optional().meta({ description: 'Only entries at or after this time' }),
-  limit: z.coerce.number().int().min(1).max(1000).optional().meta({ description: 'At most this many entries (default 200), oldest first' }),
+  limit: queryInteger().min(1).max(1000).optional().meta({ description: 'At most this many entries (default 200), oldest first' }),
 });
 export const LogList = z.array(LogEntry);
 

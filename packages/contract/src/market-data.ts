@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateOnly, MarketSymbol, NextCursor, Timeframe } from './common.js';
+import { DateOnly, MarketSymbol, NextCursor, Timeframe, queryInteger } from './common.js';
 
 export const Candle = z.object({
   time: z.iso.datetime({ precision: 3 }),
@@ -16,7 +16,7 @@ export const CandlesQuery = z
     timeframe: Timeframe,
     startDate: DateOnly,
     endDate: DateOnly,
-    limit: z.coerce.number().int().min(1).max(5000).optional().meta({ description: 'Candles per page (default 1000)' }),
+    limit: queryInteger().min(1).max(5000).optional().meta({ description: 'Candles per page (default 1000)' }),
     cursor: z.string().min(1).max(512).optional(),
   })
   .refine((q) => q.startDate <= q.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MarketType, NextCursor, PageQuery, Timestamp } from './common.js';
+import { MarketType, NextCursor, PageQuery, Timestamp, queryInteger } from './common.js';
 import { StrategyId } from './ids.js';
 
 /** Largest accepted strategy source, in bytes of UTF-8 (500 KB, API.md). */
@@ -50,7 +50,7 @@ export const UpdateStrategyBody = z
 
 export const ListStrategiesQuery = z.strictObject({ ...PageQuery });
 export const GetStrategyQuery = z.strictObject({
-  version: z.coerce.number().int().min(1).optional().meta({ description: 'Return the source of this version instead of the latest.' }),
+  version: queryInteger().min(1).optional().meta({ description: 'Return the source of this version instead of the latest.' }),
 });
 
 export const StrategyList = z.object({ strategies: z.array(StrategySummary), nextCursor: NextCursor });
