@@ -90,9 +90,81 @@ describe('importCandlesCsv', () => {
     expect(series.length).toBe(48);
   });
 
-  it('parses epoch ms, epoch seconds and ISO times as UTC', () => {
+  /** The candles the composite serves for 2024-01-01 (the day of every file below). */
+  async function firstDay(store: ReturnType<typeof createMemoryStore>) {
+    const { series } = await createMarketData({ store, clock }).getCandles({ symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-01' });
+    return Array.from({ length: series.length }, (_, i) => [series.time[i], series.open[i], series.high[i], series.low[i], series.close[i], series.volume[i]]);
+  }
+
+  it('places columns by the header, in any order, with quoted fields and extra columns', async () => {
+    // a BOM, quoted names, a note with a comma, doubled quotes and a line break inside quotes
+    const text = [
+      '\uFEFF"Close","Volume","note","High","Low","Open","Open Time"',
+      '100.5,10,"calm, quiet",101,99,100,2024-01-01T00:00:00Z',
+      '"101.5","11","said ""hi""",102,100,101,2024-01-01T01:00:00Z',
+      '',
+      '102.5,12,"two\nlines",103,101,102,2024-01-01T02:00:00Z',
+    ].join('\r\n');
+    const store = createMemoryStore();
+    const result = await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: text });
+    expect(result).toEqual({ imported: 3, firstTime: '2024-01-01T00:00:00.000Z', lastTime: '2024-01-01T02:00:00.000Z' });
+    expect(await firstDay(store)).toEqual([
+      [T0, 100, 101, 99, 100.5, 10],
+      [T0 + HOUR, 101, 102, 100, 101.5, 11],
+      [T0 + 2 * HOUR, 102, 103, 101, 102.5, 12],
+    ]);
+  });
+
+  /** Binance's kline row (data.binance.vision): open time, OHLCV, close time, quote volume, trades, taker volumes, ignore. */
+  const binanceRow = (openTime: number | string, i: number) =>
+    `${openTime},${100 + i}.0,${101 + i}.0,${99 + i}.0,${100.5 + i},${10 + i}.5,${Number(openTime) + HOUR - 1},1005.2,42,5.1,512.6,0`;
+
+  it("reads Binance's 12-column klines without a header, in ms or µs", async () => {
+    const store = createMemoryStore();
+    const lines = [binanceRow(T0, 0), binanceRow(T0 + HOUR, 1), binanceRow((T0 + 2 * HOUR) * 1000, 2)];
+    expect((await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: lines.join('\n') + '\n' })).imported).toBe(3);
+    expect(await firstDay(store)).toEqual([
+      [T0, 100, 101, 99, 100.5, 10.5],
+      [T0 + HOUR, 101, 102, 100, 101.5, 11.5],
+      [T0 + 2 * HOUR, 102, 103, 101, 102.5, 12.5],
+    ]);
+  });
+
+  it("reads Binance's klines with their header", async () => {
+    const header = 'open_time,open,high,low,close,volume,close_time,quote_volume,count,taker_buy_volume,taker_buy_quote_volume,ignore';
+    const store = createMemoryStore();
+    await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: [header, binanceRow(T0, 0), binanceRow(T0 + HOUR, 1)].join('\n') });
+    expect(await firstDay(store)).toEqual([
+      [T0, 100, 101, 99, 100.5, 10.5],
+      [T0 + HOUR, 101, 102, 100, 101.5, 11.5],
+    ]);
+  });
+
+  it('names what a header lacks, and imports nothing', async () => {
+    const store = createMemoryStore();
+    const error = await failure(importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: `time,open,high,low,price\n${T0},1,2,0.5,1.5` }));
+    expect(error.code).toBe('VALIDATION_FAILED');
+    expect(error.message).toContain('no column for close, volume');
+    expect(error.details).toEqual([{ path: 'line 1', message: expect.stringContaining('found "time", "open", "high", "low", "price"') }]);
+    expect(await store.candles.listSources('BTC/USDT:USDT', '1h')).toEqual([]);
+  });
+
+  it('refuses rows of another width than the header or 6 and 12 columns, and a quote never closed', async () => {
+    const store = createMemoryStore();
+    const headed = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `time,open,high,low,close,volume\n${T0},1,2,0.5,1.5,3,9` }));
+    expect(headed.details).toEqual([{ path: 'line 2', message: 'expected 6 values as in the header, found 7' }]);
+    const bare = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `${T0},1,2,0.5,1.5,3,9` }));
+    expect(bare.details).toEqual([{ path: 'line 1', message: "expected 6 values (time,open,high,low,close,volume) or Binance's 12 kline columns, found 7" }]);
+    const quote = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `${T0},1,2,0.5,1.5,3\n${T0 + HOUR},"1,2,0.5,1.5,3\n` }));
+    expect(quote.details).toEqual([{ path: 'line 3', message: expect.stringContaining('Quote Not Closed') }]);
+    expect(await store.candles.listSources('ETH/USDT', '1h')).toEqual([]);
+  });
+
+  it('parses epoch seconds, ms, µs and ns and ISO times as UTC', () => {
     expect(parseCsvTime('1704067200000')).toBe(T0);
     expect(parseCsvTime('1704067200')).toBe(T0);
+    expect(parseCsvTime('1704067200000000')).toBe(T0);
+    expect(parseCsvTime('1704067200000000000')).toBe(T0);
     expect(parseCsvTime('2024-01-01T00:00:00Z')).toBe(T0);
     expect(parseCsvTime('2024-01-01 00:00:00')).toBe(T0);
     expect(parseCsvTime('2024-01-01')).toBe(T0);

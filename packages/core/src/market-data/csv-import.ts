@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
 import { StratboxError } from '../errors/stratbox-error.js';
 import { TIMEFRAME_MS, type CandleSeries, type TimeframeName } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
@@ -27,15 +29,24 @@ export interface ImportCandlesCsvResult {
 
 /** How many problems the error lists (it also says how many there were in all). */
 const MAX_PROBLEMS = 10;
-/** Below this, a numeric time is in seconds (1e11 s is in the year 5138; 1e11 ms is in 1973). */
+/*
+ * A numeric time's unit, by size: below 1e11 seconds (1e11 s is in the year 5138), then
+ * milliseconds up to 1e14, microseconds up to 1e17 (Binance's files since 2025), nanoseconds
+ * beyond. Each bound is where the smaller unit reaches the year 5138 and the larger is in 1973.
+ */
 const SECONDS_LIMIT = 1e11;
+const MILLISECONDS_LIMIT = 1e14;
+const MICROSECONDS_LIMIT = 1e17;
 const ZONE_RE = /(Z|[+-]\d{2}:?\d{2})$/i;
 
-/** A time cell as epoch ms: epoch milliseconds, epoch seconds, or ISO 8601 (UTC unless it names a zone). */
+/** A time cell as epoch ms: epoch seconds, milliseconds, microseconds or nanoseconds, or ISO 8601 (UTC unless it names a zone). */
 export function parseCsvTime(cell: string): number {
   if (/^-?\d+(\.\d+)?$/.test(cell)) {
     const n = Number(cell);
-    return Math.abs(n) < SECONDS_LIMIT ? Math.round(n * 1000) : n;
+    const size = Math.abs(n);
+    if (size < SECONDS_LIMIT) return Math.round(n * 1000);
+    if (size < MILLISECONDS_LIMIT) return n;
+    return Math.round(size < MICROSECONDS_LIMIT ? n / 1000 : n / 1e6);
   }
   if (!/^\d{4}-\d{2}-\d{2}/.test(cell)) return Number.NaN;
   let iso = cell.replace(' ', 'T');
@@ -43,19 +54,95 @@ export function parseCsvTime(cell: string): number {
   return Date.parse(iso);
 }
 
-async function* lines(csv: string | AsyncIterable<string>): AsyncGenerator<string> {
-  if (typeof csv === 'string') {
-    yield* csv.split(/\r?\n/);
-    return;
+const FIELDS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** Header names of each field, compared in lower case without spaces, `_` or `-` (`Open Time` is `opentime`). */
+const HEADER_NAMES: Record<Field, readonly string[]> = {
+  time: ['time', 'timestamp', 'date', 'datetime', 'opentime', 'ts'],
+  open: ['open', 'o'],
+  high: ['high', 'h'],
+  low: ['low', 'l'],
+  close: ['close', 'c'],
+  volume: ['volume', 'vol', 'v'],
+};
+/** Column counts of a file without a header: the six fields, or Binance's 12-column klines (the same six first). */
+const HEADERLESS_WIDTHS = [6, 12];
+
+/** Where each field is in a row, and how many cells a row has (null: 6 or 12). */
+interface Layout {
+  columns: readonly number[];
+  width: number | null;
+}
+const HEADERLESS: Layout = { columns: [0, 1, 2, 3, 4, 5], width: null };
+
+const normalizeName = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+
+/** True when the first row is a header: its first cell is not a time and it has a letter. */
+function isHeader(cells: string[]): boolean {
+  return Number.isNaN(parseCsvTime(cells[0] ?? '')) && cells.some((c) => /[a-z]/i.test(c));
+}
+
+/** The layout a header gives, or the problem with it. */
+function headerLayout(cells: string[]): Layout | string {
+  const names = cells.map(normalizeName);
+  const columns: number[] = [];
+  const missing: string[] = [];
+  for (const field of FIELDS) {
+    const found = names.flatMap((name, k) => (HEADER_NAMES[field].includes(name) ? [k] : []));
+    if (found.length > 1) return `the header has ${found.length} columns for ${field} (${found.map((k) => `"${cells[k]}"`).join(', ')})`;
+    if (found.length === 0) missing.push(field);
+    else columns.push(found[0]!);
   }
-  let rest = '';
-  for await (const piece of csv) {
-    const text = rest + piece;
-    const parts = text.split(/\r?\n/);
-    rest = parts.pop() ?? '';
-    yield* parts;
+  if (missing.length > 0) {
+    return `the header has no column for ${missing.join(', ')} (columns named ${FIELDS.map((f) => HEADER_NAMES[f].join('/')).join(', ')} are read; found ${cells.map((c) => `"${c}"`).join(', ')})`;
   }
-  yield rest;
+  return { columns, width: cells.length };
+}
+
+/** The problem with a row's number of cells, or null. */
+function widthProblem(layout: Layout, count: number): string | null {
+  if (layout.width === null) {
+    return HEADERLESS_WIDTHS.includes(count) ? null : `expected 6 values (time,open,high,low,close,volume) or Binance's 12 kline columns, found ${count}`;
+  }
+  return count === layout.width ? null : `expected ${layout.width} values as in the header, found ${count}`;
+}
+
+/** One parsed CSV record and the line it ends on. */
+interface CsvRecord {
+  cells: string[];
+  line: number;
+}
+
+/**
+ * The records of the CSV (RFC 4180: quoted fields, `""` inside quotes, CRLF or LF, a UTF-8
+ * BOM), blank lines skipped. A malformed file (a quote never closed, ...) throws the problem
+ * and its line as `{ line, message }`.
+ */
+async function* records(csv: string | AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+  const parser = parse({ bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, info: true });
+  const input = Readable.from(typeof csv === 'string' ? [csv] : csv);
+  input.once('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      yield { cells: record, line: info.lines };
+    }
+  } catch (error) {
+    if (error instanceof CsvError) throw new CsvSyntaxError(typeof error['lines'] === 'number' ? error['lines'] : 0, error.message);
+    throw error;
+  } finally {
+    input.destroy();
+  }
+}
+
+class CsvSyntaxError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** A growable column store for parsed rows. */
@@ -119,9 +206,12 @@ function checkRow(values: number[], timeframe: TimeframeName, timeframeMs: numbe
 
 /**
  * Imports candles from CSV text into the Store's candle cache under `source` (default `csv`).
- * Each line is `time,open,high,low,close,volume`; `time` is epoch ms, epoch seconds or ISO 8601
- * (UTC unless a zone is given); a first line that is not a candle (a header) is skipped, as are
- * blank lines. Rows may come in any order. Every row is checked (numbers, positive prices,
+ * The text is RFC 4180 CSV (quoted fields, CRLF or LF, a UTF-8 BOM; blank lines skipped). With
+ * a header, its names place the columns, in any order, and other columns are ignored (`time`
+ * also as `timestamp`, `date`, `open_time`, ...: see HEADER_NAMES); without one, a row is
+ * `time,open,high,low,close,volume` or one of Binance's 12-column klines (`open_time,open,
+ * high,low,close,volume,close_time,...`). `time` is epoch seconds, ms, µs or ns, or ISO 8601
+ * (UTC unless a zone is given). Rows may come in any order. Every row is checked (numbers, positive prices,
  * high >= low and the body, volume >= 0, time aligned to the timeframe, no time twice); if any
  * is wrong nothing is written and the error (VALIDATION_FAILED) lists the first problems with
  * their line numbers. Rows replace cached candles with the same time; days from the first to
@@ -146,32 +236,42 @@ export async function importCandlesCsv(options: ImportCandlesCsvOptions): Promis
   };
 
   const rows = createColumns(symbol, timeframe);
-  let lineNumber = 0;
-  let seenContent = false;
-  for await (const raw of lines(options.csv)) {
-    lineNumber++;
-    const line = raw.trim();
-    if (line === '') continue;
-    const cells = line.split(',').map((c) => c.trim());
-    const first = !seenContent;
-    seenContent = true;
-    if (first && Number.isNaN(parseCsvTime(cells[0] ?? '')) && /[a-z]/i.test(line)) continue; // a header
-    if (cells.length !== 6) {
-      report(lineNumber, `expected 6 values (time,open,high,low,close,volume), found ${cells.length}`);
-      continue;
+  let layout: Layout | null = null;
+  try {
+    for await (const { cells, line } of records(options.csv)) {
+      if (layout === null) {
+        if (isHeader(cells)) {
+          const read = headerLayout(cells);
+          if (typeof read === 'string') throw new StratboxError('VALIDATION_FAILED', `The CSV's header is not usable: ${read}`, [{ path: `line ${line}`, message: read }]);
+          layout = read;
+          continue;
+        }
+        layout = HEADERLESS;
+      }
+      const badWidth = widthProblem(layout, cells.length);
+      if (badWidth) {
+        report(line, badWidth);
+        continue;
+      }
+      const values = layout.columns.map((column, k) => {
+        const cell = cells[column]!;
+        return k === 0 ? parseCsvTime(cell) : cell === '' ? Number.NaN : Number(cell);
+      });
+      const problem = checkRow(values, timeframe, timeframeMs);
+      if (problem) {
+        report(line, problem);
+        continue;
+      }
+      if (rows.length >= maxRows) {
+        throw new StratboxError('VALIDATION_FAILED', `The CSV has more than ${maxRows} rows; split it into several imports`, [
+          { path: `line ${line}`, message: `More than ${maxRows} rows` },
+        ]);
+      }
+      rows.push(line, values);
     }
-    const values = cells.map((cell, k) => (k === 0 ? parseCsvTime(cell) : cell === '' ? Number.NaN : Number(cell)));
-    const problem = checkRow(values, timeframe, timeframeMs);
-    if (problem) {
-      report(lineNumber, problem);
-      continue;
-    }
-    if (rows.length >= maxRows) {
-      throw new StratboxError('VALIDATION_FAILED', `The CSV has more than ${maxRows} rows; split it into several imports`, [
-        { path: `line ${lineNumber}`, message: `More than ${maxRows} rows` },
-      ]);
-    }
-    rows.push(lineNumber, values);
+  } catch (error) {
+    if (!(error instanceof CsvSyntaxError)) throw error;
+    report(error.line, error.message);
   }
 
   const { series, lines: lineOf } = rows.sorted();
