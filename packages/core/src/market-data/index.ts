@@ -15,5 +15,6 @@ export {
 } from './cached-market-data.js';
 export { createSyntheticMarketData, generateSyntheticSeries, symbolSeed, type SyntheticMarketDataOptions } from './synthetic-market-data.js';
 export { createCcxtMarketData, createCcxtExchange, type CcxtMarketDataOptions } from './ccxt-market-data.js';
+export { downloadCandles, type DownloadCandlesOptions, type DownloadCandlesResult, type DownloadProgress } from './candle-download.js';
 export { importCandlesCsv, parseCsvTime, type ImportCandlesCsvOptions, type ImportCandlesCsvResult } from './csv-import.js';
 export { createMarketData, defaultCandleSources, type MarketDataOptions, type CandleProvider } from './composite-market-data.js';

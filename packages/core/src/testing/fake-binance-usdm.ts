@@ -7,7 +7,8 @@ import { listenLocally } from './listen-locally.js';
  * class calls for markets, balance, positions and orders (exchangeInfo, account,
  * leverageBracket, positionRisk, order create/fetch/cancel, openOrders). Signed requests are
  * checked against the API secret, as Binance does. For tests of exchange gateways and of whole
- * servers with no internet: point the exchange's `urls.api` at `url`. Market orders fill at
+ * servers with no internet: point the exchange's `urls.api` at `url`. Public klines
+ * (/fapi/v1/klines) are `fakeBinanceKline` of each open time, up to the one forming now. Market orders fill at
  * once at MARK and move the one-way position; `orderFaults` make the next order POSTs hang,
  * drop or fail, `readFaults` the next GETs.
  */
@@ -61,6 +62,32 @@ const perpetual = {
     { filterType: 'MIN_NOTIONAL', notional: '5' },
   ],
 };
+
+const KLINE_INTERVAL_MS: Record<string, number> = { '1m': 60_000, '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '4h': 14_400_000, '1d': 86_400_000 };
+
+/**
+ * The fake's kline (Binance's 12 fields) at an open time: prices follow the open time, so a
+ * test can tell which candle it got.
+ */
+export function fakeBinanceKline(openTime: number, interval = '1h'): Array<number | string> {
+  const step = KLINE_INTERVAL_MS[interval] ?? 3_600_000;
+  const base = 30_000 + ((openTime / 60_000) % 10_000);
+  return [openTime, String(base), String(base + 5), String(base - 5), String(base + 1), '12.5', openTime + step - 1, '500000', 100, '6', '240000', '0'];
+}
+
+/** Binance's answer to GET /fapi/v1/klines: from the first open time >= startTime, at most `limit`, up to the candle forming now. */
+function klines(params: Record<string, string>): { status: number; body: unknown } {
+  const interval = params['interval'] ?? '';
+  const step = KLINE_INTERVAL_MS[interval];
+  if (params['symbol'] !== perpetual.symbol) return { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } };
+  if (!step) return { status: 400, body: { code: -1120, msg: 'Invalid interval.' } };
+  const limit = Math.min(1500, Number(params['limit'] ?? 500));
+  const end = Math.min(Date.now(), params['endTime'] ? Number(params['endTime']) : Infinity);
+  const rows: unknown[] = [];
+  const first = Math.max(perpetual.onboardDate, Math.ceil(Number(params['startTime'] ?? 0) / step) * step);
+  for (let t = first; t <= end && rows.length < limit; t += step) rows.push(fakeBinanceKline(t, interval));
+  return { status: 200, body: rows };
+}
 
 /** What the next POST /fapi/v1/order does instead of answering normally. */
 export type OrderFault =
@@ -169,6 +196,10 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     }
     if (url.pathname === '/fapi/v1/exchangeInfo') return json(res, 200, { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: [perpetual] });
     if (url.pathname.startsWith('/sapi/')) return json(res, 200, []);
+    if (url.pathname === '/fapi/v1/klines') {
+      const answer = klines(params);
+      return json(res, answer.status, answer.body);
+    }
 
     // Everything below is signed: check the key and the HMAC of the payload, as Binance does.
     const apiKey = req.headers['x-mbx-apikey'];

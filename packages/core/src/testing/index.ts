@@ -7,6 +7,7 @@ export {
   FAKE_BINANCE_API_KEY,
   FAKE_BINANCE_SECRET,
   FAKE_BINANCE_MARK,
+  fakeBinanceKline,
   secretEchoes,
   type FakeBinance,
   type FakeBinanceCall,
