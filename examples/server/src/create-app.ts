@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { RateLimiter, Stratbox } from '@stratbox/core';
-import { createStratboxRouter } from '@stratbox/adapter-express';
+import { createHealthHandlers, createRequestId, createStratboxRouter, stratboxNotFound } from '@stratbox/adapter-express';
 import { requestLogger } from './request-logger.js';
 
 export interface AppOptions {
@@ -11,16 +11,22 @@ export interface AppOptions {
   trustProxy?: boolean | number | string;
 }
 
-/** The example service's Express app: request log, then the Stratbox router. */
+/**
+ * The example service's Express app: request id and request log, liveness (`/healthz`) and
+ * readiness (`/readyz`), the Stratbox router, then the documented 404 for other `/api` paths.
+ */
 export function createApp(stratbox: Stratbox, options: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+  // every response, the health checks' too, carries x-request-id; the router reuses the id
+  app.use(createRequestId());
   if (options.logRequests !== false) app.use(requestLogger(stratbox.logger));
-  app.get('/healthz', (_req, res) => {
-    res.json({ ok: true });
-  });
+  const health = createHealthHandlers(stratbox);
+  app.get('/healthz', health.liveness);
+  app.get('/readyz', health.readiness);
   app.use(createStratboxRouter(stratbox, options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }));
+  app.use('/api', stratboxNotFound);
   return app;
 }

@@ -1,7 +1,8 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import {
   createMemoryRateLimiter,
   generateOpenApi,
+  isStratboxError,
   parseInput,
   StratboxError,
   toErrorResponse,
@@ -12,15 +13,39 @@ import {
   type Stratbox,
 } from '@stratbox/core';
 import { jsonBody, rawBody } from './body-parsers.js';
-import { orderedRoutes } from './route-order.js';
+import { createCors, type StratboxCorsOptions } from './cors.js';
+import { requestIdAssigner, type RequestIdOptions } from './request-id.js';
+import { contractPaths, orderedRoutes } from './route-order.js';
 
 export interface StratboxRouterOptions {
-  /** Who is calling; default: the Stratbox instance's authenticator (API keys). */
-  authenticate?: Authenticator;
-  /** Largest accepted JSON body (default `2mb`: room for a 500 KB source, escaped). */
+  /**
+   * Who is calling; default: the Stratbox instance's authenticator (API keys). Receives Express's
+   * `Request`, so it may read what the host's own middleware set (`req.user` of a session or
+   * Passport) as well as `req.headers`; an `Authenticator` that reads only headers works too.
+   */
+  authenticate?: Authenticator<Request>;
+  /**
+   * Largest accepted JSON body (default `2mb`: room for a 500 KB source, escaped). Applies only
+   * when the router reads the body itself: mounted after a host body parser, that parser's
+   * limit applies (express.json's default is 100 KB).
+   */
   bodyLimit?: number | string;
-  /** Serve the OpenAPI 3.1 document at `/api/openapi.json` (default true). */
+  /**
+   * Serve the OpenAPI 3.1 document at `/api/openapi.json` (default true). Its `servers` entry is
+   * `basePath`, else the path the router is mounted under (`req.baseUrl`), else `/`.
+   */
   openapi?: boolean;
+  /** Where the router is mounted as seen by clients, e.g. `/stratbox` behind a proxy that strips nothing (default: `req.baseUrl`). */
+  basePath?: string;
+  /** CORS for the contract's paths: off by default (no `Access-Control-*` header, preflights get 404). */
+  cors?: StratboxCorsOptions;
+  /**
+   * The request id (default on, header `x-request-id`): the client's if sane, else generated;
+   * echoed on every response of the contract's paths, in `res.locals.requestId` for the host's
+   * logger and in the router's own log lines. `false`: none (an id already in
+   * `res.locals.requestId` is still logged).
+   */
+  requestId?: RequestIdOptions | false;
   /**
    * Counts every request under `/api`: per user once authenticated, per client address
    * (`req.ip`: set Express's `trust proxy` behind a proxy) for requests without valid
@@ -38,17 +63,23 @@ export interface StratboxLocals {
   userId?: string;
   routeKey?: RouteKey;
   errorCode?: string;
+  requestId?: string;
 }
 
 /**
  * An Express 5 router serving every route of the Stratbox contract under `/api`. Mount it at
- * the root of any app: `app.use(createStratboxRouter(stratbox))`. For each request it
+ * the root of any app, before the host's body parsers:
+ * `app.use(createStratboxRouter(stratbox)); app.use(express.json())`. For each request it
  * authenticates, parses and validates params, query and body against the contract, calls the
  * core handler and maps errors to the documented status and body.
+ *
+ * It answers only the contract's paths: any other path goes on to the host's later routes. A
+ * contract path called with a method it does not have answers 404 `NOT_FOUND` with an `Allow`
+ * header listing the methods it has.
  */
 export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouterOptions = {}): Router {
   const router = express.Router();
-  const authenticate = options.authenticate ?? stratbox.authenticate;
+  const authenticate: Authenticator<Request> = options.authenticate ?? stratbox.authenticate;
   const limit = options.bodyLimit ?? '2mb';
   const json = jsonBody(limit);
   const raw = rawBody(limit);
@@ -56,11 +87,26 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
   /** Counts the request against its caller and sets the RateLimit headers; rejects with RATE_LIMITED over the limit. */
   const countRequest = (req: Request, res: Response, userId?: string): Promise<void> =>
     limiter ? applyRateLimit(limiter, stratbox, req, res, userId) : Promise.resolve();
+  const assignRequestId = options.requestId === false ? null : requestIdAssigner(options.requestId);
+  const paths = contractPaths(options.openapi !== false);
+
+  // Before any route of the contract: the request id, then CORS (a preflight ends here).
+  if (assignRequestId) {
+    router.all(paths.map((p) => p.path), (req, res, next) => {
+      assignRequestId(req, res);
+      next();
+    });
+  }
+  if (options.cors) router.all(paths.map((p) => p.path), createCors(options.cors));
 
   if (options.openapi !== false) {
-    const document = generateOpenApi();
+    const documents = new Map<string, ReturnType<typeof generateOpenApi>>();
     router.get('/api/openapi.json', (req, res, next) => {
-      countRequest(req, res).then(() => res.json(document), next);
+      const serverUrl = options.basePath ?? (req.baseUrl || '/');
+      let document = documents.get(serverUrl);
+      if (!document) documents.set(serverUrl, (document = generateOpenApi({ serverUrl })));
+      const ready = document;
+      countRequest(req, res).then(() => res.json(ready), next);
     });
   }
 
@@ -79,7 +125,7 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
     // the client address), then read the body, then validate and call core.
     router[method](route.path, (req, res, next) => {
       res.locals.routeKey = key;
-      const caller = needsUser ? authenticate({ headers: req.headers }) : Promise.resolve(null);
+      const caller = needsUser ? authenticate(req) : Promise.resolve(null);
       caller.then(async (found) => {
         if (found) res.locals.userId = found.userId;
         await countRequest(req, res, found?.userId);
@@ -89,17 +135,25 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
     });
   }
 
-  router.all('/api/{*rest}', (req, res, next) => {
-    countRequest(req, res).then(() => next(new StratboxError('NOT_FOUND', `No route ${req.method} ${req.path}`)), next);
-  });
+  // A contract path with a method it does not have: 404 with `Allow`. Other paths are the host's.
+  for (const { path, methods } of paths) {
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'].join(', ') : methods.join(', ');
+    router.all(path, (req, res, next) => {
+      res.setHeader('Allow', allow);
+      countRequest(req, res).then(() => next(new StratboxError('NOT_FOUND', `No route ${req.method} ${req.path}; this path allows ${allow}`)), next);
+    });
+  }
 
-  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
+    if (assignRequestId) assignRequestId(req, res);
     const { status, body } = toErrorResponse(error instanceof URIError ? malformedPath() : error);
     res.locals.errorCode = body.error.code;
     if (status >= 500 && body.error.code === 'INTERNAL') {
-      stratbox.logger.error('Unhandled error in request', {
+      // a StratboxError INTERNAL carries its own message (a misconfiguration that names the fix)
+      stratbox.logger.error(isStratboxError(error) ? error.message : 'Unhandled error in request', {
         route: res.locals.routeKey,
+        requestId: res.locals.requestId,
         error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
       });
     }
@@ -148,7 +202,7 @@ async function applyRateLimit(limiter: RateLimiter, stratbox: Stratbox, req: Req
   try {
     decision = userId ? await limiter.hit('user', userId) : await limiter.hit('ip', req.ip ?? req.socket.remoteAddress ?? 'unknown');
   } catch (error) {
-    stratbox.logger.warn('Rate limiter failed; request let through', { error: error instanceof Error ? error.message : String(error) });
+    stratbox.logger.warn('Rate limiter failed; request let through', { requestId: res.locals.requestId, error: error instanceof Error ? error.message : String(error) });
     return;
   }
   const resetSeconds = Math.ceil(decision.resetMs / 1000);

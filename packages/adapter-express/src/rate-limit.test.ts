@@ -99,10 +99,10 @@ describe('rate limiting in the Express router', () => {
     expect(first.headers.get('ratelimit-limit')).toBe('4');
     expect(first.headers.get('ratelimit-remaining')).toBe('3');
     expect((await call('/api/strategies', { key: 'sbx_wrong' })).status).toBe(401);
-    // the billing webhook (signature-authenticated) and unknown routes count per address too
+    // the billing webhook (signature-authenticated) and wrong methods on contract paths count per address too
     const webhook = await call('/api/billing/webhook', { method: 'POST', body: '{}' });
     expect(webhook.headers.get('ratelimit-remaining')).toBe('1');
-    expect((await call('/api/no-such-route', { key: null })).status).toBe(404);
+    expect((await call('/api/strategies', { method: 'PATCH', key: null })).status).toBe(404);
     expectRateLimited(await call('/api/strategies', { key: 'sbx_wrong' }), 4, 60);
     expectRateLimited(await call('/api/billing/webhook', { method: 'POST', body: '{}' }), 4, 60);
     expectRateLimited(await call('/api/openapi.json'), 4, 60);
