@@ -1,8 +1,8 @@
 import { Kysely, type Dialect } from 'kysely';
 import type { Store, StoreRepositories } from '@stratbox/core';
 import type { DialectName } from './dialect-name.js';
-import { createPostgresDialect, type PostgresStoreConfig } from './dialects/postgres.js';
-import { createSqliteDialect, type SqliteStoreConfig } from './dialects/sqlite.js';
+import type { PostgresStoreConfig } from './dialects/postgres.js';
+import type { SqliteStoreConfig } from './dialects/sqlite.js';
 import { migrateToLatest } from './migrate.js';
 import { createRepositories } from './repositories/index.js';
 import type { Database } from './schema.js';
@@ -32,12 +32,13 @@ export interface KyselyStore extends Store {
 export async function createKyselyStore(config: KyselyStoreConfig): Promise<KyselyStore> {
   let dialect: Dialect;
   let schema: string | undefined;
+  // Each dialect's driver (better-sqlite3, pg) is loaded only when that dialect is asked for.
   switch (config.dialect) {
     case 'sqlite':
-      dialect = createSqliteDialect(config);
+      dialect = (await import('./dialects/sqlite.js')).createSqliteDialect(config);
       break;
     case 'postgres':
-      dialect = await createPostgresDialect(config);
+      dialect = await (await import('./dialects/postgres.js')).createPostgresDialect(config);
       schema = config.schema;
       break;
     default:

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { BillingEvent, BillingProvider, ProviderInvoice, SubscriptionEventStatus, SubscriptionState } from '../ports/billing-provider.js';
 import type { Clock } from '../ports/clock.js';
@@ -83,17 +83,24 @@ function decodeInvoiceCursor(cursor: string): string {
  *
  * The tier of a subscription comes from its price (`prices`), else from its `tier` metadata.
  */
-export function createStripeBillingProvider(config: StripeBillingConfig & StripeBillingDeps): BillingProvider & { readonly stripe: Stripe } {
+export function createStripeBillingProvider(config: StripeBillingConfig & StripeBillingDeps): BillingProvider {
   const { store, clock, logger } = config;
-  const stripe = new Stripe(config.apiKey, {
-    maxNetworkRetries: config.maxNetworkRetries ?? 2,
-    timeout: config.timeoutMs ?? 20_000,
-    telemetry: false,
-    appInfo: { name: 'Stratbox' },
-    ...(config.host !== undefined ? { host: config.host } : {}),
-    ...(config.port !== undefined ? { port: config.port } : {}),
-    ...(config.protocol !== undefined ? { protocol: config.protocol } : {}),
-  });
+  // The `stripe` package is loaded on first use, not when core is imported (nor its types: the
+  // declarations of this function name none of Stripe's, so consumers never type-check them).
+  let client: Promise<Stripe> | undefined;
+  const stripeClient = (): Promise<Stripe> =>
+    (client ??= import('stripe').then(
+      ({ default: StripeClient }) =>
+        new StripeClient(config.apiKey, {
+          maxNetworkRetries: config.maxNetworkRetries ?? 2,
+          timeout: config.timeoutMs ?? 20_000,
+          telemetry: false,
+          appInfo: { name: 'Stratbox' },
+          ...(config.host !== undefined ? { host: config.host } : {}),
+          ...(config.port !== undefined ? { port: config.port } : {}),
+          ...(config.protocol !== undefined ? { protocol: config.protocol } : {}),
+        }),
+    ));
   const tolerance = config.webhookToleranceSeconds ?? 300;
   const portalReturnUrl = config.portalReturnUrl ?? config.successUrl.split('?')[0]!;
   const tierOfPrice = new Map<string, PaidTierName>(Object.entries(config.prices).map(([tier, price]) => [price, tier as PaidTierName]));
@@ -102,6 +109,7 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
   async function ensureCustomer(userId: string): Promise<string> {
     const existing = await store.billingCustomers.findByUser(userId, PROVIDER);
     if (existing) return existing.customerId;
+    const stripe = await stripeClient();
     // A key per attempt: the client's own retries reuse it; a later attempt after a failure gets
     // a fresh one (Stripe replays a key's first result, 500s included, for 24 hours). Two racing
     // first calls may create two customers at Stripe; the Store keeps the first and both agree.
@@ -178,11 +186,11 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
 
   return {
     name: PROVIDER,
-    stripe,
     ensureCustomer,
 
     async createSubscriptionCheckout({ userId, tier, idempotencyKey }) {
       const customer = await ensureCustomer(userId);
+      const stripe = await stripeClient();
       const session = await providerCall(logger, 'checkout.sessions.create', () =>
         stripe.checkout.sessions.create(
           {
@@ -205,6 +213,7 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
     async createPurchaseCheckout({ userId, purchaseId, listing, idempotencyKey }) {
       const customer = await ensureCustomer(userId);
       const metadata = { stratboxUserId: userId, purchaseId, listingId: listing.id };
+      const stripe = await stripeClient();
       const session = await providerCall(logger, 'checkout.sessions.create', () =>
         stripe.checkout.sessions.create(
           {
@@ -232,6 +241,7 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
 
     async createPortalSession(userId) {
       const customer = await ensureCustomer(userId);
+      const stripe = await stripeClient();
       const session = await providerCall(logger, 'billingPortal.sessions.create', () =>
         stripe.billingPortal.sessions.create({ customer, return_url: portalReturnUrl }, { idempotencyKey: `stratbox-portal-${userId}-${clock.now().getTime()}` }),
       );
@@ -242,6 +252,7 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
       const startingAfter = page.cursor === undefined ? undefined : decodeInvoiceCursor(page.cursor);
       const customer = await store.billingCustomers.findByUser(userId, PROVIDER);
       if (!customer) return { invoices: [], nextCursor: null };
+      const stripe = await stripeClient();
       const list = await providerCall(logger, 'invoices.list', () =>
         stripe.invoices.list({ customer: customer.customerId, limit: Math.min(100, page.limit), ...(startingAfter ? { starting_after: startingAfter } : {}) }),
       );
@@ -265,6 +276,7 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
       if (typeof signature !== 'string' || signature === '') {
         throw new StratboxError('VALIDATION_FAILED', 'Invalid webhook signature', [{ path: 'headers', message: 'Missing Stripe-Signature' }]);
       }
+      const stripe = await stripeClient();
       let event: Stripe.Event;
       try {
         event = stripe.webhooks.constructEvent(Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength), signature, config.webhookSecret, tolerance);

@@ -1,4 +1,4 @@
-import type { Exchange, Order } from 'ccxt';
+import type { Order } from 'ccxt';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
 import {
@@ -13,6 +13,7 @@ import {
   type ExchangePosition,
 } from '../ports/exchange-gateway.js';
 import type { Logger } from '../ports/logger.js';
+import { asCcxt, type CcxtExchange } from './ccxt-exchange.js';
 import { classifyCcxtError, isRetryable, toGatewayError } from './ccxt-errors.js';
 import { toExchangeMarket, toExchangeOrder, toExchangePosition } from './ccxt-mapping.js';
 import { checkOrderRequest } from './check-order-request.js';
@@ -29,7 +30,7 @@ export interface CcxtGatewayOptions {
    * A ccxt exchange instance with the account's keys, created with `enableRateLimit: true`.
    * Several gateways may share one instance (and so its rate limiter).
    */
-  exchange: Exchange;
+  exchange: CcxtExchange;
   /** LINEAR: USDT-margined perpetual swaps (`BTC/USDT:USDT`); SPOT: spot markets (`BTC/USDT`). */
   marketType: 'LINEAR' | 'SPOT';
   /** Switches the instance to the exchange's testnet (`setSandboxMode(true)`) unless it already is. */
@@ -68,7 +69,7 @@ function quirksOf(exchangeId: string) {
  *   `unknown_outcome` for the caller to resolve later with `fetchOrderByClientId`.
  */
 export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway {
-  const ex = options.exchange;
+  const ex = asCcxt(options.exchange);
   const id = ex.id;
   const policy = createRetryPolicy(options.retry);
   const cooldown = options.cooldown ?? createCooldown(options.retry?.sleep ? { sleep: options.retry.sleep } : {});

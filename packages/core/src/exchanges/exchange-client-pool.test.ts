@@ -1,4 +1,5 @@
 import type { Exchange } from 'ccxt';
+import { asCcxt } from './ccxt-exchange.js';
 import { describe, expect, it } from 'vitest';
 import { StratboxError } from '../errors/stratbox-error.js';
 import { ExchangeGatewayError } from '../ports/exchange-gateway.js';
@@ -19,7 +20,7 @@ function countingFactory() {
   const created: Exchange[] = [];
   const createExchange = async (id: string, config: Record<string, unknown>) => {
     const exchange = await createCcxtExchange(id, config);
-    created.push(exchange);
+    created.push(asCcxt(exchange));
     return exchange;
   };
   return { created, createExchange };

@@ -1,4 +1,5 @@
 import type { Exchange } from 'ccxt';
+import { asCcxt, type CcxtExchange } from './ccxt-exchange.js';
 import { createCcxtExchange } from '../market-data/ccxt-market-data.js';
 import type { Clock } from '../ports/clock.js';
 import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-gateway.js';
@@ -42,7 +43,7 @@ export interface ExchangeClientPoolOptions {
     persistence?: (credentialId: string, marketType: PoolMarketType) => PaperPersistence;
   };
   /** Builds a ccxt exchange by id with the given config. Default: `createCcxtExchange` (loads ccxt on first use). */
-  createExchange?: (exchangeId: string, config: Record<string, unknown>) => Promise<Exchange>;
+  createExchange?: (exchangeId: string, config: Record<string, unknown>) => Promise<CcxtExchange>;
   retry?: RetryOptions;
   clock?: Clock;
   logger?: Logger;
@@ -85,14 +86,14 @@ export function createExchangeClientPool(options: ExchangeClientPoolOptions = {}
   let closed = false;
 
   async function newExchange(credential: PoolCredential): Promise<Exchange> {
-    const ex = await create(credential.exchange, {
+    const ex = asCcxt(await create(credential.exchange, {
       apiKey: credential.secrets.apiKey,
       secret: credential.secrets.secret,
       ...(credential.secrets.password === undefined ? {} : { password: credential.secrets.password }),
       enableRateLimit: true,
       // LINEAR is what deployments trade; SPOT gateways ask for spot explicitly.
       options: { defaultType: 'swap', defaultSubType: 'linear' },
-    });
+    }));
     if (credential.testnet) {
       if (!ex.urls['test']) throw new ExchangeGatewayError(ex.id, 'not_supported', `${ex.id} has no testnet in ccxt; use a live key or another exchange`);
       ex.setSandboxMode(true);

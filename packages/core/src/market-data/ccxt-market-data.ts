@@ -1,4 +1,5 @@
 import type { Exchange, OHLCV } from 'ccxt';
+import { asCcxt, type CcxtExchange } from '../exchanges/ccxt-exchange.js';
 import { StratboxError, isStratboxError } from '../errors/stratbox-error.js';
 import { errorClassNames } from '../exchanges/ccxt-errors.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
@@ -24,7 +25,7 @@ import { pageByDays } from './candle-page.js';
 
 export interface CcxtMarketDataOptions {
   /** A ccxt exchange instance (with `enableRateLimit: true`, ccxt's default), or a factory of one. */
-  exchange: Exchange | (() => Exchange | Promise<Exchange>);
+  exchange: CcxtExchange | (() => CcxtExchange | Promise<CcxtExchange>);
   store: Store;
   /** Decides which candles have closed. Default: the system clock. */
   clock?: Clock;
@@ -57,7 +58,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * Builds a ccxt exchange by id (`binance`, `bybit`, ...) with the rate limiter on, loading ccxt
  * on first use. An unknown id is VALIDATION_FAILED.
  */
-export async function createCcxtExchange(id: string, config: Record<string, unknown> = {}): Promise<Exchange> {
+export async function createCcxtExchange(id: string, config: Record<string, unknown> = {}): Promise<CcxtExchange> {
   const ccxt = await import('ccxt');
   const classes = ccxt.exchanges as unknown as Record<string, new (config: Record<string, unknown>) => Exchange>;
   const ExchangeClass = Object.prototype.hasOwnProperty.call(classes, id) ? classes[id] : undefined;
@@ -88,7 +89,7 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
   function exchange(): Promise<Exchange> {
     if (!exchangePromise) {
       const given = options.exchange;
-      exchangePromise = Promise.resolve(typeof given === 'function' ? given() : given);
+      exchangePromise = Promise.resolve(typeof given === 'function' ? given() : given).then(asCcxt);
       exchangePromise.catch(() => (exchangePromise = undefined));
     }
     return exchangePromise;
