@@ -60,8 +60,10 @@ describe('the generated OpenAPI document', () => {
 
   it('documents request bodies, query parameters and errors from the schemas', () => {
     const create = (doc.paths['/api/strategies'] as Record<string, any>).post;
-    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name', 'source']);
-    expect(create.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateStrategyBody' });
+    const body = (doc.components.schemas as Record<string, any>).CreateStrategyBody;
+    expect(body.required).toEqual(['name', 'source']);
+    expect(body.additionalProperties).toBe(false);
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413', '500']));
     const list = (doc.paths['/api/backtests'] as Record<string, any>).get;
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['strategyId', 'status', 'limit', 'cursor']);
@@ -75,6 +77,26 @@ describe('the generated OpenAPI document', () => {
     }
     expect(list.responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     expect(list.responses['200'].headers['Retry-After']).toBeUndefined();
-    expect(Object.keys(doc.components.headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+    expect(Object.keys(doc.components.headers)).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id']);
+    expect(list.responses['200'].headers['X-Request-Id']).toEqual({ $ref: '#/components/headers/X-Request-Id' });
+  });
+
+  it('names its schemas in components, references them, and keeps only those it uses', () => {
+    const schemas = doc.components.schemas as Record<string, any>;
+    const get = (doc.paths['/api/strategies/{id}'] as Record<string, any>).get;
+    expect(get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/StrategyDetail' });
+    expect(schemas.StrategyList.properties.strategies.items).toEqual({ $ref: '#/components/schemas/StrategySummary' });
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['ErrorBody', 'BacktestDetail', 'Deployment', 'Listing', 'Subscription']));
+    expect(Object.keys(schemas)).not.toContain('ListStrategiesQuery');
+    const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    for (const ref of refs) expect(schemas[ref!], ref).toBeDefined();
+    for (const name of Object.keys(schemas)) expect(refs, name).toContain(name);
+    expect(JSON.stringify(doc)).not.toContain('__input__');
+  });
+
+  it('has a license, and servers only when given', () => {
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect('servers' in doc).toBe(false);
+    expect(generateOpenApi({ serverUrl: '/prefix' }).servers).toEqual([{ url: '/prefix' }]);
   });
 });
