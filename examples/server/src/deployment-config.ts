@@ -1,6 +1,5 @@
 import {
   createCandlePriceSource,
-  createCcxtExchange,
   createExchangeClientPool,
   createMarketData,
   createStorePaperPersistence,
@@ -11,6 +10,7 @@ import {
   type Store,
 } from '@stratbox/core';
 import { optionalInt } from './env-int.js';
+import { createExchangeAt, readExchangeUrls } from './exchange-urls.js';
 
 /*
  * Live-deployment settings of the example server, from the environment:
@@ -66,7 +66,7 @@ export function readDeploymentConfig(
   if (scan !== undefined) deployments.scanIntervalMs = scan;
   const resume = optionalInt(env, 'STRATBOX_DEPLOYMENT_RESUME_CONCURRENCY', 1);
   if (resume !== undefined) deployments.resumeConcurrency = resume;
-  const urls = env.STRATBOX_EXCHANGE_URLS ? (JSON.parse(env.STRATBOX_EXCHANGE_URLS) as Record<string, string>) : null;
+  const urls = readExchangeUrls(env);
   if (urls || clock) {
     deployments.exchanges = createExchangeClientPool({
       logger,
@@ -76,16 +76,8 @@ export function readDeploymentConfig(
         ...(clock ? { clock } : {}),
         persistence: (credentialId, marketType) => createStorePaperPersistence(store, clock ?? createSystemClock(), credentialId, marketType),
       },
-      async createExchange(exchangeId, config) {
-        const exchange = await createCcxtExchange(exchangeId, config);
-        const base = urls?.[exchangeId];
-        if (base) {
-          const api = exchange.urls['api'] as Record<string, string>;
-          for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https?:\/\/[^/]+/, base);
-          logger.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: exchangeId, url: base });
-        }
-        return exchange;
-      },
+      createExchange: (exchangeId, config) =>
+        createExchangeAt(urls, exchangeId, config, (url) => logger.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: exchangeId, url })),
     });
   }
   out.deployments = deployments;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NODE_ARGS, SERVER_DIR } from './paths.js';
+import { NODE_ARGS, SERVER_DIR, STRATBOX_BIN } from './paths.js';
 
 export interface ServerProcess {
   baseUrl: string;
@@ -111,10 +111,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   return { baseUrl: `http://127.0.0.1:${port}`, port, child: server.child, lines: server.lines, stderr: server.stderr, stop: server.stop };
 }
 
-/** Runs `pnpm cli ...` (the example server's CLI) and resolves with its output. */
+/** Runs the example server's `stratbox` bin (what `pnpm cli` runs) with `args` and resolves with its output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_ARGS, 'src/cli.ts', ...args], {
+    const child = spawn(process.execPath, [STRATBOX_BIN, ...args], {
       cwd: SERVER_DIR,
       env: { ...process.env, ...ISOLATED_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
