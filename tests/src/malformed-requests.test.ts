@@ -63,12 +63,17 @@ describe('malformed requests outside the router get the documented error body', 
     data.remove();
   });
 
-  for (const path of ['/api/strategies/%', '/api/strategies/%E0%A4%A', '/api/no-such-route/%zz']) {
-    it(`GET ${path} answers 400 VALIDATION_FAILED, not an unhandled 500`, async () => {
+  // a path of the contract with a bad parameter is a bad request; any other path is not found
+  for (const [path, status, code] of [
+    ['/api/strategies/%', 400, 'VALIDATION_FAILED'],
+    ['/api/strategies/%E0%A4%A', 400, 'VALIDATION_FAILED'],
+    ['/api/no-such-route/%zz', 404, 'NOT_FOUND'],
+  ] as const) {
+    it(`GET ${path} answers ${status} ${code}, not an unhandled 500`, async () => {
       const res = await get(server.baseUrl, path, auth);
-      expect(res.status, res.text).toBe(400);
+      expect(res.status, res.text).toBe(status);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(errorBody(res.text).error.code).toBe('VALIDATION_FAILED');
+      expect(errorBody(res.text).error.code).toBe(code);
       expect(server.lines.filter((line) => line.includes('Unhandled error'))).toEqual([]);
     });
   }

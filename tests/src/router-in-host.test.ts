@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonLogger, createMemoryStore, createStratbox, stripeBilling, type Stratbox } from '@stratbox/core';
 import { listenLocally, type LocalServer } from '@stratbox/core/testing';
 import { createHealthHandlers, createStratboxRouter, WEBHOOK_BODY_CONSUMED, type StratboxRouterOptions } from '@stratbox/adapter-express';
+import { createApp } from '@stratbox/example-server/create-app';
 
 /*
  * The Express router as a guest in a host app, over real HTTP: the host's own
@@ -283,6 +284,23 @@ describe('the Express router mounted in a host app', () => {
     expect(closed.status).toBe(503);
     expect(closed.json()).toEqual({ status: 'unavailable', checks: { store: 'failed' } });
     expect((await send(baseUrl, 'GET', '/livez')).status).toBe(200);
+  });
+
+  it("the example server: x-request-id on every response, health checks' and unknown paths' too, and in its request log line", async () => {
+    const baseUrl = await serve(createApp(stratbox, { rateLimiter: false }));
+    const { apiKey } = await stratbox.users.createUser('logged');
+    const listed = await send(baseUrl, 'GET', '/api/strategies', { headers: { authorization: `Bearer ${apiKey}`, 'x-request-id': 'example-log-1' } });
+    expect(listed.status).toBe(200);
+    expect(listed.headers['x-request-id']).toBe('example-log-1');
+    await expect.poll(() => logLines.find((line) => line.msg === 'request' && line.requestId === 'example-log-1')).toMatchObject({ path: '/api/strategies', status: 200 });
+    for (const path of ['/healthz', '/readyz', '/api/no-such-route']) {
+      const answer = await send(baseUrl, 'GET', path);
+      expect(answer.headers['x-request-id'], path).toMatch(/^[A-Za-z0-9._-]{8,128}$/);
+    }
+    expect((await send(baseUrl, 'GET', '/readyz')).json()).toEqual({ status: 'ready', checks: { store: 'ok' } });
+    const unknown = await send(baseUrl, 'GET', '/api/no-such-route');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json().error.code).toBe('NOT_FOUND');
   });
 
   it('mounted under a prefix, the OpenAPI document names it in servers', async () => {
