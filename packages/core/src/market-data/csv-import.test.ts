@@ -156,7 +156,7 @@ describe('importCandlesCsv', () => {
     const bare = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `${T0},1,2,0.5,1.5,3,9` }));
     expect(bare.details).toEqual([{ path: 'line 1', message: "expected 6 values (time,open,high,low,close,volume) or Binance's 12 kline columns, found 7" }]);
     const quote = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `${T0},1,2,0.5,1.5,3\n${T0 + HOUR},"1,2,0.5,1.5,3\n` }));
-    expect(quote.details).toEqual([{ path: 'line 3', message: expect.stringContaining('Quote Not Closed') }]);
+    expect(quote.details).toEqual([{ path: 'line 2', message: expect.stringContaining('Quote Not Closed') }]);
     expect(await store.candles.listSources('ETH/USDT', '1h')).toEqual([]);
   });
 
