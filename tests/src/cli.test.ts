@@ -126,6 +126,13 @@ describe('the stratbox CLI', () => {
       expect(JSON.parse(again.stdout)).toEqual({ source: 'ccxt:binanceusdm', days: 3, cachedDays: 3, downloadedDays: 0, candles: 72 });
       expect(klineCalls()).toBe(before);
 
+      // the service reads what was downloaded, without an exchange of its own
+      const served = await candles('BTC/USDT:USDT', '2024-01-01', '2024-01-03');
+      expect(served.source).toBe('ccxt:binanceusdm');
+      expect(served.candles).toHaveLength(72);
+      const [t, o, h, l, c, v] = fakeBinanceKline(T0 + 50 * HOUR).map(Number);
+      expect(served.candles[50]).toEqual({ time: new Date(t!).toISOString(), open: o, high: h, low: l, close: c, volume: v });
+
       // one more day: only that day is asked of the exchange
       const longer = await runCli([...args.slice(0, 4), '2024-01-04', ...args.slice(5)], downloadEnv);
       expect(JSON.parse(longer.stdout)).toMatchObject({ days: 4, cachedDays: 3, downloadedDays: 1, candles: 96 });

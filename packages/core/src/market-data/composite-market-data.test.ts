@@ -37,6 +37,19 @@ describe('createMarketData', () => {
     expect((await md.getCandles({ symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2024-06-01', endDate: '2024-06-02' })).source).toBe('synthetic');
   });
 
+  it('uses candles downloaded from an exchange (ccxt:<id> in the cache) when they cover the whole range, after CSV imports', async () => {
+    const store = createMemoryStore();
+    // as downloadCandles leaves them: the days under ccxt:binanceusdm
+    await importCandlesCsv({ store, source: 'ccxt:binanceusdm', symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: dayCsv('2024-06-01') + '\n' + dayCsv('2024-06-02') });
+    const md = createMarketData({ store, clock });
+    const request = { symbol: 'BTC/USDT:USDT', timeframe: '1h' as const, startDate: '2024-06-01', endDate: '2024-06-02' };
+    expect((await md.getCandles(request)).source).toBe('ccxt:binanceusdm');
+    expect((await md.getCandlePage({ ...request, limit: 10 })).source).toBe('ccxt:binanceusdm');
+    expect((await md.getCandles({ ...request, endDate: '2024-06-03' })).source).toBe('synthetic');
+    await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: dayCsv('2024-06-01') });
+    expect((await md.getCandles({ ...request, endDate: '2024-06-01' })).source).toBe('csv');
+  });
+
   it('is NOT_FOUND, naming symbol, timeframe and first missing day, when a non-synthetic source lacks days', async () => {
     const store = createMemoryStore();
     await importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: dayCsv('2024-06-01') + '\n' + dayCsv('2024-06-03') });

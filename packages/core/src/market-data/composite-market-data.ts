@@ -34,12 +34,33 @@ export interface MarketDataOptions {
 
 /**
  * The default order: candles imported from CSV (when the cache holds the whole range under
- * `csv`), then `exchange` if given (e.g. `createCcxtMarketData(...)`), then synthetic candles.
- * With an exchange, synthetic candles are never used: the exchange's answer, data or error, is
- * final.
+ * `csv`), then candles downloaded from an exchange (`downloadCandles`: when one `ccxt:<id>`
+ * source of the cache holds the whole range), then `exchange` if given (e.g.
+ * `createCcxtMarketData(...)`), then synthetic candles. With an exchange, synthetic candles are
+ * never used: the exchange's answer, data or error, is final.
  */
 export function defaultCandleSources(store: Store, exchange?: MarketData): Array<CandleProvider | MarketData> {
-  return [createCachedCandleSource(store, 'csv'), ...(exchange ? [exchange] : []), createSyntheticMarketData()];
+  return [createCachedCandleSource(store, 'csv'), createDownloadedCandleSource(store), ...(exchange ? [exchange] : []), createSyntheticMarketData()];
+}
+
+/**
+ * Candles downloaded from exchanges into the cache (sources `ccxt:<exchange id>`, in name
+ * order): the first that holds the whole range answers; none does: declines. Reading them
+ * calls no exchange.
+ */
+export function createDownloadedCandleSource(store: Store): CandleProvider {
+  async function first<T>(request: CandleRequest, ask: (source: CandleProvider) => Promise<T | null>): Promise<T | null> {
+    const sources = (await store.candles.listSources(request.symbol, request.timeframe)).filter((name) => name.startsWith('ccxt:')).sort();
+    for (const source of sources) {
+      const answer = await ask(createCachedCandleSource(store, source));
+      if (answer) return answer;
+    }
+    return null;
+  }
+  return {
+    find: (request) => first(request, (source) => source.find(request)),
+    findPage: (request) => first(request, (source) => findCandlePage(source, request)),
+  };
 }
 
 function isProvider(source: CandleProvider | MarketData): source is CandleProvider {

@@ -17,4 +17,4 @@ export { createSyntheticMarketData, generateSyntheticSeries, symbolSeed, type Sy
 export { createCcxtMarketData, createCcxtExchange, type CcxtMarketDataOptions } from './ccxt-market-data.js';
 export { downloadCandles, type DownloadCandlesOptions, type DownloadCandlesResult, type DownloadProgress } from './candle-download.js';
 export { importCandlesCsv, parseCsvTime, type ImportCandlesCsvOptions, type ImportCandlesCsvResult } from './csv-import.js';
-export { createMarketData, defaultCandleSources, type MarketDataOptions, type CandleProvider } from './composite-market-data.js';
+export { createMarketData, defaultCandleSources, createDownloadedCandleSource, type MarketDataOptions, type CandleProvider } from './composite-market-data.js';
