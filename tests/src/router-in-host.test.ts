@@ -172,14 +172,15 @@ describe('the Express router mounted in a host app', () => {
     const baseUrl = await typicalHost({ authenticate: sessionAuth, cors: { origins: [ALLOWED_ORIGIN], credentials: true } });
     const preflight = (origin: string) =>
       send(baseUrl, 'OPTIONS', '/api/strategies', {
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, sentry-trace' },
       });
     const allowed = await preflight(ALLOWED_ORIGIN);
     expect(allowed.status).toBe(204);
     expect(allowed.headers['access-control-allow-origin']).toBe(ALLOWED_ORIGIN);
     expect(allowed.headers['access-control-allow-credentials']).toBe('true');
     expect(String(allowed.headers['access-control-allow-methods'])).toContain('POST');
-    expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toBe('authorization, content-type, sentry-trace');
+    expect(allowed.headers['access-control-max-age']).toBe('600');
     const refused = await preflight('https://evil.example');
     expect(refused.status).toBe(403);
     expect(refused.json().error.code).toBe('FORBIDDEN');

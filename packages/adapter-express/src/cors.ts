@@ -15,14 +15,13 @@ export interface StratboxCorsOptions {
   maxAgeSeconds?: number;
 }
 
-/** Request headers a browser may send, and response headers it may read. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-Request-Id'];
+/** Response headers the page may read. */
 const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
 
 /**
  * CORS for the contract's paths, on the `cors` package. A preflight (`OPTIONS` with `Origin` and
  * `Access-Control-Request-Method`) from an allowed origin answers 204 with the
- * `Access-Control-*` headers; from any other origin it is refused with 403 `FORBIDDEN` and no
+ * `Access-Control-*` headers (the request headers it asked for are allowed); from any other origin it is refused with 403 `FORBIDDEN` and no
  * `Access-Control-*` header. Other requests from an allowed origin get
  * `Access-Control-Allow-Origin` (and `-Credentials`); from other origins they get none, so the
  * browser keeps the answer from the page.
@@ -38,7 +37,8 @@ export function createCors(options: StratboxCorsOptions): RequestHandler {
     origin: origins === '*' ? '*' : (origin, callback) => callback(null, origin !== undefined && allowed(origin)),
     credentials,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ALLOWED_HEADERS,
+    // no allowedHeaders: those the preflight asks for are allowed (Authorization, Content-Type, a
+    // tracing header the page's monitoring adds...), for allowed origins only
     exposedHeaders: EXPOSED_HEADERS,
     maxAge: options.maxAgeSeconds ?? 600,
   });
