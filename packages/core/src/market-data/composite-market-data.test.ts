@@ -44,7 +44,7 @@ describe('createMarketData', () => {
     const md = createMarketData({ store, clock });
     const request = { symbol: 'BTC/USDT:USDT', timeframe: '1h' as const, startDate: '2024-06-01', endDate: '2024-06-02' };
     expect((await md.getCandles(request)).source).toBe('ccxt:binanceusdm');
-    expect((await md.getCandlePage({ ...request, limit: 10 })).source).toBe('ccxt:binanceusdm');
+    expect((await md.getCandlePage!({ ...request, limit: 10 })).source).toBe('ccxt:binanceusdm');
     expect((await md.getCandles({ ...request, endDate: '2024-06-03' })).source).toBe('synthetic');
     await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: dayCsv('2024-06-01') });
     expect((await md.getCandles({ ...request, endDate: '2024-06-01' })).source).toBe('csv');
