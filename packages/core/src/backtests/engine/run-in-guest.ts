@@ -250,9 +250,18 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const entryOf = new Float64Array(nSym);
     const realizedOf = new Float64Array(nSym);
     const unrealOf = new Float64Array(nSym);
+    /*
+     * Unrealized P&L of the account: summed afresh over the symbols, in their order, whenever a
+     * symbol's changes. Never carried from one batch to the next: batch sizes follow timing, so
+     * a running total would make the last digits of equity differ between two runs of one job.
+     */
+    const unrealTotal = () => {
+      let sum = 0;
+      for (let s = 0; s < nSym; s++) sum += unrealOf[s]!;
+      return sum;
+    };
     const markBatch = (start: number, n: number, states: Float64Array | null) => {
-      let unreal = 0;
-      for (let s = 0; s < nSym; s++) unreal += unrealOf[s]!;
+      let unreal = unrealTotal();
       let { cash, open } = acct;
       let k = 0;
       let next = states && states.length > 0 ? states[0]! : -1;
@@ -267,18 +276,17 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
           entryOf[ss] = states![b + 3]!;
           cash = states![b + 4]!;
           realizedOf[ss] = states![b + 5]!;
-          if (nq === 0) {
-            unreal -= unrealOf[ss]!;
+          if (nq === 0 && unrealOf[ss] !== 0) {
             unrealOf[ss] = 0;
+            unreal = unrealTotal();
           }
           k++;
           next = (k + 1) * STATE_FIELDS <= states!.length ? states![k * STATE_FIELDS]! : -1;
         }
         const q = qtyOf[s]!;
         if (q !== 0) {
-          const u = q * (job.candles[s]!.close[pos[start + i]!]! - entryOf[s]!);
-          unreal += u - unrealOf[s]!;
-          unrealOf[s] = u;
+          unrealOf[s] = q * (job.candles[s]!.close[pos[start + i]!]! - entryOf[s]!);
+          unreal = nSym === 1 ? unrealOf[s]! : unrealTotal();
         }
         equityAll[start + i] = cash + unreal;
         if (nSym > 1) symEquityAll[start + i] = job.initialCapital + realizedOf[s]! + unrealOf[s]!;
