@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, type CreateBacktestBody } from '@stratbox/contract';
+import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, CreateBacktestBody } from '@stratbox/contract';
 import type { BacktestTrade } from './engine/build-result.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
@@ -13,6 +13,7 @@ import { paginate, paginateBySeq } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { BacktestExecutor } from './backtest-executor.js';
 import { toBacktestDetail, toBacktestSummary, toProgressEvent } from './backtest-views.js';
+import { parseInput } from '../util/validate.js';
 
 /** Most candles one backtest may run over, all symbols together. */
 export const MAX_BACKTEST_BARS = 5_000_000;
@@ -48,7 +49,8 @@ export function createBacktestService(deps: BacktestServiceDeps) {
   }
 
   return {
-    async create(userId: string, body: z.output<typeof CreateBacktestBody>) {
+    async create(userId: string, input: z.input<typeof CreateBacktestBody>) {
+      const body = parseInput(CreateBacktestBody, input, 'body');
       const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
       const marketType = body.marketType ?? runnable.marketType;
       if (spotLeverageProblem(marketType, body.leverage)) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { Subscription } from '@stratbox/contract';
+import { CheckoutBody, type Subscription } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { BillingProvider, SubscriptionState } from '../ports/billing-provider.js';
 import type { Clock } from '../ports/clock.js';
@@ -8,6 +8,7 @@ import type { Logger } from '../ports/logger.js';
 import type { Store, StoreRepositories, SubscriptionRecord } from '../ports/store.js';
 import type { BillingEventHandlers, BillingEventProcessor } from './billing-events.js';
 import { ENTITLED_STATUSES, effectiveTier, type PaidTierName, type TierName } from './plans.js';
+import { parseInput } from '../util/validate.js';
 
 export interface SubscriptionServiceDeps {
   store: Store;
@@ -138,9 +139,11 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     /**
      * A checkout address for a subscription to `tier`. A user who already has a paid
      * subscription in force is a 409: plans are changed or cancelled in the customer portal.
-     * A provider outage is a 503 and changes nothing.
+     * A provider outage is a 503 and changes nothing. Checked like `POST /api/billing/checkout`'s
+     * body: another tier is VALIDATION_FAILED.
      */
-    async checkout(userId: string, tier: PaidTierName): Promise<{ url: string }> {
+    async checkout(userId: string, paidTier: PaidTierName): Promise<{ url: string }> {
+      const { tier } = parseInput(CheckoutBody, { tier: paidTier }, 'body');
       const current = await store.subscriptions.findByUser(userId);
       if (current && isEntitled(current.status)) {
         throw new StratboxError('CONFLICT', `You already have a ${current.tier} subscription (${current.status}); change or cancel it in the customer portal`, {

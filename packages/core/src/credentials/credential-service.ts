@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CreateCredentialBody } from '@stratbox/contract';
+import { CreateCredentialBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { isKnownExchange as defaultIsKnownExchange } from '../exchanges/ccxt-exchanges.js';
 import type { Clock } from '../ports/clock.js';
@@ -8,6 +8,7 @@ import type { CredentialRecord, Store } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { keyHintOf, toCredentialView, type CredentialView } from './credential-views.js';
+import { parseInput } from '../util/validate.js';
 
 export interface CredentialServiceDeps {
   store: Store;
@@ -76,7 +77,8 @@ export function createCredentialService({ store, clock, secretBox, isKnownExchan
       return toCredentialView(await load(userId, id));
     },
 
-    async create(userId: string, body: z.output<typeof CreateCredentialBody>): Promise<CredentialView> {
+    async create(userId: string, input: z.input<typeof CreateCredentialBody>): Promise<CredentialView> {
+      const body = parseInput(CreateCredentialBody, input, 'body');
       if (!isKnownExchange(body.exchange)) {
         throw new StratboxError('VALIDATION_FAILED', `Unknown exchange "${body.exchange}"`, [
           { path: 'exchange', message: 'Use a ccxt exchange id (e.g. "binanceusdm", "bybit") or "paper"' },

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ACTIVE_DEPLOYMENT_STATUSES, type CreateDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
+import { ACTIVE_DEPLOYMENT_STATUSES, CreateDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
 import type { BacktestExecutor } from '../backtests/backtest-executor.js';
 import type { CredentialService } from '../credentials/credential-service.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
@@ -13,6 +13,7 @@ import type { DeploymentLogWriter } from './deployment-log.js';
 import { toDeploymentView, toLogEntry } from './deployment-views.js';
 import type { DeploymentSupervisor } from './supervisor.js';
 import { withRunOnlyErrors } from '../marketplace/licences.js';
+import { parseInput } from '../util/validate.js';
 
 export interface DeploymentServiceDeps {
   store: Store;
@@ -97,7 +98,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
   }
 
   return {
-    async create(userId: string, body: z.output<typeof CreateDeploymentBody>) {
+    async create(userId: string, input: z.input<typeof CreateDeploymentBody>) {
+      const body = parseInput(CreateDeploymentBody, input, 'body');
       const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
       await deps.credentials.get(userId, body.credentialId);
       if (new Set(body.symbols).size !== body.symbols.length) {

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
-import type { CreateListingBody, UpdateListingBody } from '@stratbox/contract';
+import { CreateListingBody, UpdateListingBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { ListingPatch, ListingRecord, Store, StoreRepositories } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { toListingView, type ListingView } from './marketplace-views.js';
+import { parseInput } from '../util/validate.js';
 
 export interface ListingServiceDeps {
   store: Store;
@@ -57,7 +58,8 @@ export function createListingService({ store, clock }: ListingServiceDeps) {
 
   return {
     /** Publishes one of the caller's strategies at its current version. Someone else's strategy is a 404. */
-    async create(userId: string, body: z.output<typeof CreateListingBody>): Promise<ListingView> {
+    async create(userId: string, input: z.input<typeof CreateListingBody>): Promise<ListingView> {
+      const body = parseInput(CreateListingBody, input, 'body');
       const strategy = await store.strategies.findById(userId, body.strategyId);
       if (!strategy) throw notFound('Strategy', body.strategyId);
       const now = clock.now().toISOString();
@@ -92,7 +94,8 @@ export function createListingService({ store, clock }: ListingServiceDeps) {
      * Changes the seller's listing. `strategyVersion` publishes another existing version of the
      * strategy (buyers then run that version). Another user's listing is a 404.
      */
-    async update(userId: string, id: string, body: z.output<typeof UpdateListingBody>): Promise<ListingView> {
+    async update(userId: string, id: string, input: z.input<typeof UpdateListingBody>): Promise<ListingView> {
+      const body = parseInput(UpdateListingBody, input, 'body');
       return store.transaction(async (tx) => {
         const current = await loadOwn(tx, userId, id, true);
         if (body.strategyVersion !== undefined && body.strategyVersion !== current.strategyVersion) {

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
-import type { ReviewBody } from '@stratbox/contract';
+import { ReviewBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { ReviewRecord, Store } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { toReviewView, type ReviewView } from './marketplace-views.js';
+import { parseInput } from '../util/validate.js';
 
 export interface ReviewServiceDeps {
   store: Store;
@@ -36,7 +37,8 @@ export function createReviewService({ store, clock }: ReviewServiceDeps) {
       return { reviews: page.items.map(toReviewView), nextCursor: page.nextCursor };
     },
 
-    async create(userId: string, listingId: string, body: z.output<typeof ReviewBody>): Promise<ReviewView> {
+    async create(userId: string, listingId: string, input: z.input<typeof ReviewBody>): Promise<ReviewView> {
+      const body = parseInput(ReviewBody, input, 'body');
       const listing = await listedListing(listingId);
       if (listing.sellerId === userId) throw new StratboxError('FORBIDDEN', 'You cannot review your own listing');
       const purchase = await store.purchases.findByListing(userId, listingId);
@@ -53,7 +55,8 @@ export function createReviewService({ store, clock }: ReviewServiceDeps) {
     },
 
     /** Edits the caller's own review of the listing; another user's review, or one of another listing, is a 404. */
-    async update(userId: string, listingId: string, reviewId: string, body: z.output<typeof ReviewBody>): Promise<ReviewView> {
+    async update(userId: string, listingId: string, reviewId: string, input: z.input<typeof ReviewBody>): Promise<ReviewView> {
+      const body = parseInput(ReviewBody, input, 'body');
       return store.transaction(async (tx) => {
         const current = await tx.reviews.findByReviewer(userId, reviewId, { forUpdate: true });
         if (!current || current.listingId !== listingId) throw notFound('Review', reviewId);

@@ -1,11 +1,12 @@
 import type { z } from 'zod';
-import type { CreateStrategyBody, StrategyDetail, StrategySummary, UpdateStrategyBody } from '@stratbox/contract';
+import { CreateStrategyBody, type StrategyDetail, type StrategySummary, UpdateStrategyBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store, StoreRepositories, StrategyRecord, StrategyVersionRecord } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { measureSource, type SourceChecker } from './source.js';
+import { parseInput } from '../util/validate.js';
 
 export interface StrategyServiceDeps {
   store: Store;
@@ -77,7 +78,8 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
       return found;
     },
 
-    async create(userId: string, body: z.output<typeof CreateStrategyBody>): Promise<StrategyDetail> {
+    async create(userId: string, input: z.input<typeof CreateStrategyBody>): Promise<StrategyDetail> {
+      const body = parseInput(CreateStrategyBody, input, 'body');
       const measured = await prepareSource(userId, body.source);
       const now = clock.now().toISOString();
       const record: StrategyRecord = {
@@ -97,7 +99,8 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
       });
     },
 
-    async update(userId: string, id: string, body: z.output<typeof UpdateStrategyBody>): Promise<StrategyDetail> {
+    async update(userId: string, id: string, input: z.input<typeof UpdateStrategyBody>): Promise<StrategyDetail> {
+      const body = parseInput(UpdateStrategyBody, input, 'body');
       const measured = body.source === undefined ? undefined : await prepareSource(userId, body.source);
       return store.transaction(async (tx) => {
         const current = await load(tx, userId, id, true);
