@@ -76,7 +76,7 @@ function pnpm(args, options) {
  * npm, from the registry (through the npm cache) and nowhere else: native modules (better-sqlite3)
  * build from source rather than download a prebuilt binary from GitHub.
  */
-const NPM_ENV = { ...process.env, npm_config_update_notifier: 'false', npm_config_build_from_source: 'true', JOBS: process.env.JOBS ?? 'max' };
+const NPM_ENV = { ...process.env, npm_config_update_notifier: 'false', npm_config_build_from_source: 'true' };
 const npmInstall = (cwd, extra = []) =>
   runAsync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', '--install-links', ...extra], { cwd, env: NPM_ENV });
 

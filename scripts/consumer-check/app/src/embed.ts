@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBacktestBody, createStratbox } from '@stratbox/core';
+import { createStratbox } from '@stratbox/core';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { SMA_SOURCE, waitFor } from './shared.js';
 
@@ -16,11 +16,9 @@ const stratbox = createStratbox({ store });
 try {
   await stratbox.start();
   const { userId } = await stratbox.users.createUser('alice');
-  const strategy = await stratbox.strategies.create(userId, { name: 'SMA cross', description: '', source: SMA_SOURCE, marketType: 'LINEAR' });
-  const queued = await stratbox.backtests.create(
-    userId,
-    CreateBacktestBody.parse({ strategyId: strategy.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-02-28' }),
-  );
+  // The same inputs as over HTTP, with the same defaults (fees, leverage, capital, ...).
+  const strategy = await stratbox.strategies.create(userId, { name: 'SMA cross', source: SMA_SOURCE });
+  const queued = await stratbox.backtests.create(userId, { strategyId: strategy.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-02-28' });
   const done = await waitFor('the embedded backtest', async () => {
     const b = await stratbox.backtests.get(userId, queued.id);
     return b.status === 'completed' || b.status === 'failed' ? b : undefined;
