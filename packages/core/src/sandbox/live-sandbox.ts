@@ -28,7 +28,10 @@ export interface LiveSandboxOptions {
   maxIndicators?: number;
   /** `--max-old-space-size` of a child, in MB. Default 256. */
   maxOldSpaceSizeMb?: number;
-  /** Override the worker entry file and its Node flags (tests, bundlers). */
+  /**
+   * Override the worker entry file and the Node flags it is started with (tests, bundlers): a host
+   * that bundles core gives its bundle of `@stratbox/core/sandbox/live-worker-entry` (README, "Bundling a host app").
+   */
   workerPath?: string;
   execArgv?: string[];
 }

@@ -57,7 +57,10 @@ export interface SandboxPoolOptions {
   inspectCpuTimeMs?: number;
   /** How often the host reads a busy child's resident memory. Default 50 ms. */
   rssPollMs?: number;
-  /** Override the worker entry file and the Node flags it is started with (tests, bundlers). */
+  /**
+   * Override the worker entry file and the Node flags it is started with (tests, bundlers): a host
+   * that bundles core gives its bundle of `@stratbox/core/sandbox/worker-entry` (README, "Bundling a host app").
+   */
   workerPath?: string;
   execArgv?: string[];
 }
