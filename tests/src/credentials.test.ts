@@ -54,6 +54,21 @@ describe('credentials are scoped to their owner', () => {
   });
   afterAll(() => service.close());
 
+  it('a paper credential needs no key or secret (no key hint); any other exchange answers 400 naming each missing one', async () => {
+    const paper = await alice.credentials.create({ body: { exchange: 'paper', label: 'Paper, no keys' } });
+    expect(paper).toEqual({ id: expect.stringMatching(/^cred_/), exchange: 'paper', label: 'Paper, no keys', testnet: false, keyHint: '', createdAt: expect.any(String) });
+    expect(await alice.credentials.get({ params: { id: paper.id } })).toEqual(paper);
+    for (const body of [{ exchange: 'binanceusdm', label: 'no keys' }, { exchange: 'bybit', label: 'no secret', apiKey: API_KEY }]) {
+      const error = await alice.credentials.create({ body }).then(() => null, (e: unknown) => e as StratboxClientError);
+      expect(error?.status).toBe(400);
+      expect(error?.code).toBe('VALIDATION_FAILED');
+      const missing = 'apiKey' in body ? ['body.secret'] : ['body.apiKey', 'body.secret'];
+      expect((error?.details as Array<{ path: string; message: string }>).map((d) => d.path)).toEqual(missing);
+      expect((error?.details as Array<{ message: string }>)[0]!.message).toBe(`Required for exchange "${body.exchange}" (only "paper" needs no keys)`);
+    }
+    await alice.credentials.delete({ params: { id: paper.id } });
+  });
+
   it('the owner gets the credential without its secrets, with the last 4 characters of the key', async () => {
     const credential = await alice.credentials.get({ params: { id } });
     expect(credential).toEqual({ id, exchange: 'binanceusdm', label: 'Main account', testnet: true, keyHint: 'K3YH', createdAt: expect.any(String) });
@@ -150,6 +165,10 @@ describe('credential secrets never leave the server', () => {
     expect((await send('POST', '/api/credentials', `{"apiKey":"${API_KEY}","secret":"${SECRET}",`)).status).toBe(400);
     expect((await send('POST', '/api/credentials', createBody({ label: `${SECRET}`.repeat(10) }))).status).toBe(400);
     expect((await send('POST', '/api/credentials', createBody({ secret: SECRET.repeat(200) }))).status).toBe(400);
+    // An exchange other than paper without its key: 400, the secret it did carry echoed nowhere.
+    const keyless = await send('POST', '/api/credentials', { exchange: 'binanceusdm', label: 'no key', secret: SECRET });
+    expect(keyless.status).toBe(400);
+    expect(((await keyless.json()) as { error: { details: Array<{ path: string }> } }).error.details.map((d) => d.path)).toEqual(['body.apiKey']);
     expect((await send('DELETE', `/api/credentials/${id}`)).status).toBe(204);
     expect((await send('GET', `/api/credentials/${id}`)).status).toBe(404);
 

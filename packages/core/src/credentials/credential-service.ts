@@ -85,14 +85,15 @@ export function createCredentialService({ store, clock, secretBox, isKnownExchan
         ]);
       }
       const id = newId('credential');
-      const secrets: CredentialSecrets = { apiKey: body.apiKey, secret: body.secret, ...(body.password === undefined ? {} : { password: body.password }) };
+      // A paper credential needs no keys (the contract requires them for other exchanges): it stores empty ones, keyHint ''.
+      const secrets: CredentialSecrets = { apiKey: body.apiKey ?? '', secret: body.secret ?? '', ...(body.password === undefined ? {} : { password: body.password }) };
       const record: CredentialRecord = {
         id,
         userId,
         exchange: body.exchange,
         label: body.label,
         testnet: body.testnet,
-        keyHint: keyHintOf(body.apiKey),
+        keyHint: keyHintOf(body.apiKey ?? ''),
         secrets: await secretBox.seal(JSON.stringify(secrets), credentialAad(id, userId)),
         createdAt: clock.now().toISOString(),
       };
