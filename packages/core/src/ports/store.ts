@@ -289,14 +289,26 @@ export interface DeploymentLogRecord {
   message: string;
 }
 
+/** A log entry as read back: with its `seq`, increasing in order of appending (unique per store). */
+export interface StoredDeploymentLogRecord extends DeploymentLogRecord {
+  seq: number;
+}
+
+/** A position in a deployment's log (oldest first): entries strictly after it are returned. */
+export interface LogPosition {
+  timestamp: string;
+  seq: number;
+}
+
 export interface DeploymentLogRepository {
   /** Appends entries; entries appended later come later in `list` for equal timestamps. */
   append(entries: readonly DeploymentLogRecord[]): Promise<void>;
   /**
-   * The user's deployment's entries, oldest first (timestamp, then order of appending), at or
-   * after `since` when given, at most `limit`. Empty if the deployment is not the user's.
+   * The user's deployment's entries, oldest first (timestamp, then order of appending: `seq`),
+   * at or after `since` when given, strictly after the position `after` when given, at most
+   * `limit`. Empty if the deployment is not the user's.
    */
-  list(userId: string, deploymentId: string, options: { since?: string; limit: number }): Promise<DeploymentLogRecord[]>;
+  list(userId: string, deploymentId: string, options: { since?: string; after?: LogPosition; limit: number }): Promise<StoredDeploymentLogRecord[]>;
 }
 
 export interface BacktestRepository {

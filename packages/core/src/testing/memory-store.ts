@@ -4,7 +4,7 @@ import type {
   BacktestRecord,
   BacktestResultRecord,
   CandleChunkRecord,
-  DeploymentLogRecord,
+  StoredDeploymentLogRecord,
   DeploymentRecord,
   PageRequest,
   Store,
@@ -30,7 +30,9 @@ interface State {
   versions: Map<string, StrategyVersionRecord>;
   deployments: Map<string, DeploymentRecord>;
   /** Log entries of every deployment, in the order they were appended (never mutated, only replaced). */
-  deploymentLogs: DeploymentLogRecord[];
+  deploymentLogs: StoredDeploymentLogRecord[];
+  /** The last `seq` given to a log entry. */
+  deploymentLogSeq: number;
   /** Deployment leases by deployment id (records replaced, never mutated). */
   deploymentLeases: Map<string, { owner: string; until: string }>;
   backtests: Map<string, BacktestRecord>;
@@ -51,6 +53,7 @@ const emptyState = (): State => ({
   versions: new Map(),
   deployments: new Map(),
   deploymentLogs: [],
+  deploymentLogSeq: 0,
   deploymentLeases: new Map(),
   backtests: new Map(),
   backtestResults: new Map(),
@@ -71,6 +74,7 @@ const cloneState = (s: State): State => ({
   versions: new Map(s.versions),
   deployments: new Map(s.deployments),
   deploymentLogs: s.deploymentLogs,
+  deploymentLogSeq: s.deploymentLogSeq,
   deploymentLeases: new Map(s.deploymentLeases),
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
@@ -292,16 +296,22 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     deploymentLogs: {
       async append(entries) {
         if (entries.length === 0) return;
-        const values = entries.map((e) => ({ ...e }));
         write((state) => {
+          const values = entries.map((e) => ({ ...e, seq: ++state.deploymentLogSeq }));
           state.deploymentLogs = [...state.deploymentLogs, ...values];
         });
       },
-      async list(userId, deploymentId, { since, limit }) {
+      async list(userId, deploymentId, { since, after, limit }) {
         const d = get().deployments.get(deploymentId);
         if (!d || d.userId !== userId) return [];
-        const rows = get().deploymentLogs.filter((e) => e.deploymentId === deploymentId && e.userId === userId && (since === undefined || e.timestamp >= since));
-        // Stable sort: equal timestamps keep the order they were appended in.
+        const rows = get().deploymentLogs.filter(
+          (e) =>
+            e.deploymentId === deploymentId &&
+            e.userId === userId &&
+            (since === undefined || e.timestamp >= since) &&
+            (after === undefined || e.timestamp > after.timestamp || (e.timestamp === after.timestamp && e.seq > after.seq)),
+        );
+        // Stable sort: equal timestamps keep the order they were appended in (seq).
         rows.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
         return rows.slice(0, Math.max(0, limit)).map((e) => ({ ...e }));
       },

@@ -270,11 +270,42 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       await store.deploymentLogs.append([line(d, 1, 'second', 'warn'), line(d, 3, 'fourth', 'error')]);
       const all = await store.deploymentLogs.list(userId, d.id, { limit: 100 });
       expect(all.map((l) => l.message)).toEqual(['first', 'second', 'third', 'fourth']);
-      expect(all[0]).toEqual(line(d, 1, 'first', 'debug'));
+      expect(all[0]).toEqual({ ...line(d, 1, 'first', 'debug'), seq: expect.any(Number) });
+      expect(all.map((l) => l.seq)).toEqual([...new Set(all.map((l) => l.seq))]);
       expect((await store.deploymentLogs.list(userId, d.id, { limit: 2 })).map((l) => l.message)).toEqual(['first', 'second']);
       expect((await store.deploymentLogs.list(userId, d.id, { since: at(2), limit: 100 })).map((l) => l.message)).toEqual(['third', 'fourth']);
       expect(await store.deploymentLogs.list(otherUserId, d.id, { limit: 100 })).toEqual([]);
       await store.deploymentLogs.append([]);
+    });
+
+    it('pages strictly after a position (timestamp, seq): every entry once, in order, with since, ties in append order', async () => {
+      const { store, userId, otherUserId } = context();
+      const d = deployment(userId);
+      await store.deployments.insert(d);
+      // 3 entries per second over 7 seconds, appended out of time order, with equal timestamps
+      const seconds = [4, 0, 6, 2, 1, 5, 3];
+      for (const s of seconds) await store.deploymentLogs.append([0, 1, 2].map((i) => line(d, s, `${s}.${i}`)));
+      const expected = [0, 1, 2, 3, 4, 5, 6].flatMap((s) => [0, 1, 2].map((i) => `${s}.${i}`));
+      for (const limit of [1, 2, 4, 21, 50]) {
+        const read: string[] = [];
+        let after: { timestamp: string; seq: number } | undefined;
+        for (;;) {
+          const page = await store.deploymentLogs.list(userId, d.id, after ? { limit, after } : { limit });
+          read.push(...page.map((l) => l.message));
+          const last = page[page.length - 1];
+          if (page.length < limit || !last) break;
+          after = { timestamp: last.timestamp, seq: last.seq };
+        }
+        expect(read).toEqual(expected);
+      }
+      const all = await store.deploymentLogs.list(userId, d.id, { limit: 100 });
+      const mid = all[7]!; // 2.1
+      expect((await store.deploymentLogs.list(userId, d.id, { after: mid, limit: 3 })).map((l) => l.message)).toEqual(['2.2', '3.0', '3.1']);
+      // since and after together: the later bound applies
+      expect((await store.deploymentLogs.list(userId, d.id, { since: at(5), after: mid, limit: 2 })).map((l) => l.message)).toEqual(['5.0', '5.1']);
+      expect((await store.deploymentLogs.list(userId, d.id, { since: at(1), after: mid, limit: 1 })).map((l) => l.message)).toEqual(['2.2']);
+      expect(await store.deploymentLogs.list(userId, d.id, { after: all[all.length - 1]!, limit: 10 })).toEqual([]);
+      expect(await store.deploymentLogs.list(otherUserId, d.id, { after: mid, limit: 10 })).toEqual([]);
     });
   });
 }

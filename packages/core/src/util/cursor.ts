@@ -1,5 +1,5 @@
 import { StratboxError } from '../errors/stratbox-error.js';
-import type { ListPosition } from '../ports/store.js';
+import type { ListPosition, LogPosition } from '../ports/store.js';
 
 /** The opaque `nextCursor` for a list position. */
 export function encodeCursor(position: ListPosition): string {
@@ -17,7 +17,11 @@ export function decodeCursor(cursor: string | undefined): ListPosition | undefin
   } catch {
     // fall through
   }
-  throw new StratboxError('VALIDATION_FAILED', 'Invalid cursor', [{ path: 'cursor', message: 'Not a cursor this API issued' }]);
+  throw invalidCursor('cursor');
+}
+
+function invalidCursor(path: string): StratboxError {
+  return new StratboxError('VALIDATION_FAILED', 'Invalid cursor', [{ path, message: 'Not a cursor this API issued' }]);
 }
 
 /** The opaque `nextCursor` for a position in a list ordered by a sequence number. */
@@ -29,7 +33,7 @@ export function encodeSeqCursor(seq: number): string {
 export function decodeSeqCursor(cursor: string | undefined): number | undefined {
   if (cursor === undefined) return undefined;
   const match = /^s:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new StratboxError('VALIDATION_FAILED', 'Invalid cursor', [{ path: 'query.cursor', message: 'Not a cursor this API issued' }]);
+  if (!match) throw invalidCursor('query.cursor');
   return Number(match[1]);
 }
 
@@ -70,4 +74,20 @@ export function paginateBySeq<T extends { seq: number }>(
   return readPage(query, { decode: decodeSeqCursor, encode: (last: T) => encodeSeqCursor(last.seq) }, ({ limit, after }) =>
     fetch(after === undefined ? { limit } : { limit, afterSeq: after }),
   );
+}
+
+/** One page of a deployment's log, oldest first by (timestamp, seq); the cursor holds the last entry's position. */
+export function paginateLog<T extends LogPosition>(
+  query: PageQuery,
+  fetch: (page: { limit: number; after?: LogPosition }) => Promise<T[]>,
+  defaultLimit: number,
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const decode = (cursor: string | undefined): LogPosition | undefined => {
+    const position = decodeCursor(cursor);
+    if (position === undefined) return undefined;
+    if (!/^\d{1,15}$/.test(position.id)) throw invalidCursor('query.cursor');
+    return { timestamp: position.createdAt, seq: Number(position.id) };
+  };
+  const encode = (last: T) => encodeCursor({ createdAt: last.timestamp, id: String(last.seq) });
+  return readPage({ ...query, limit: query.limit ?? defaultLimit }, { decode, encode }, fetch);
 }

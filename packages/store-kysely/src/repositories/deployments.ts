@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { ACTIVE_DEPLOYMENT_STATUSES, type ActiveDeploymentFilter, type DeploymentLogRecord, type DeploymentLogRepository, type DeploymentPatch, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus } from '@stratbox/core';
+import { ACTIVE_DEPLOYMENT_STATUSES, type ActiveDeploymentFilter, type DeploymentLogRecord, type DeploymentLogRepository, type DeploymentPatch, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus, type StoredDeploymentLogRecord } from '@stratbox/core';
 import type { Updateable } from 'kysely';
 import type { DeploymentsTable } from '../schema.js';
 import type { QueryContext } from './query-context.js';
@@ -182,16 +182,28 @@ export function createDeploymentLogRepository({ db }: QueryContext): DeploymentL
       }
     },
 
-    async list(userId, deploymentId, { since, limit }) {
+    async list(userId, deploymentId, { since, after, limit }) {
       let query = db
         .selectFrom('deployment_logs')
-        .select(['deployment_id', 'user_id', 'timestamp', 'level', 'message'])
+        .select(['seq', 'deployment_id', 'user_id', 'timestamp', 'level', 'message'])
         .where('deployment_id', '=', deploymentId)
         .where('user_id', '=', userId);
       if (since !== undefined) query = query.where('timestamp', '>=', since);
+      if (after !== undefined) {
+        query = query.where((eb) =>
+          eb.or([eb('timestamp', '>', after.timestamp), eb.and([eb('timestamp', '=', after.timestamp), eb('seq', '>', after.seq)])]),
+        );
+      }
       const rows = await query.orderBy('timestamp', 'asc').orderBy('seq', 'asc').limit(Math.max(0, limit)).execute();
       return rows.map(
-        (r): DeploymentLogRecord => ({ deploymentId: r.deployment_id, userId: r.user_id, timestamp: r.timestamp, level: r.level as DeploymentLogRecord['level'], message: r.message }),
+        (r): StoredDeploymentLogRecord => ({
+          seq: Number(r.seq),
+          deploymentId: r.deployment_id,
+          userId: r.user_id,
+          timestamp: r.timestamp,
+          level: r.level as DeploymentLogRecord['level'],
+          message: r.message,
+        }),
       );
     },
   };
