@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createStratboxClient, type RouteInput, type StrategyDetail } from '@stratbox/client';
+import { createStratboxClient, type DeploymentOrderList, type DeploymentPositions, type LogPageData, type RouteInput, type StrategyDetail } from '@stratbox/client';
 
 /**
  * Type-level tests: `pnpm typecheck` (part of `pnpm test`) compiles this file, and every
@@ -37,12 +37,21 @@ describe('client types come from the contract', () => {
       void client.marketData.candles({ query: { symbol: 'BTC/USDT:USDT', timeframe: '2h', startDate: '2025-01-01', endDate: '2025-01-02' } });
       // @ts-expect-error no such route
       void client.strategies.rename;
+      void client.deployments.logPage({ params: { id: 'dep_1' }, query: { limit: 100, cursor: 'c' } });
+      // @ts-expect-error log pages take the logs route's query (limit is a number)
+      void client.deployments.logPage({ params: { id: 'dep_1' }, query: { limit: 'all' } });
+      void client.credentials.create({ body: { exchange: 'paper', label: 'no keys' } });
+      // @ts-expect-error the label is required
+      void client.credentials.create({ body: { exchange: 'paper' } });
       // @ts-expect-error the webhook is for the payment provider, not for clients
       void client.billing.webhook;
     };
     expect(typeof typed).toBe('function');
     expectTypeOf(client.strategies.get).returns.resolves.toEqualTypeOf<StrategyDetail>();
     expectTypeOf(client.strategies.delete).returns.resolves.toEqualTypeOf<void>();
+    expectTypeOf(client.deployments.logPage).returns.resolves.toEqualTypeOf<LogPageData>();
+    expectTypeOf(client.deployments.orders).returns.resolves.toEqualTypeOf<DeploymentOrderList>();
+    expectTypeOf(client.deployments.positions).returns.resolves.toEqualTypeOf<DeploymentPositions>();
     expectTypeOf<NonNullable<RouteInput<'strategies.list'>['query']>['limit']>().toEqualTypeOf<number | undefined>();
   });
 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock, ExchangeGateway } from '@stratbox/core';
+import type { ExchangeGateway } from '@stratbox/core';
 import type { StratboxClient, StratboxClientError } from '@stratbox/client';
 import { startWsTestService, type WsTestService } from './harness/ws-service.js';
+import { acceleratedClock } from './harness/accelerated-clock.js';
 import { sleep, waitFor } from './harness/deferred.js';
 import { failure } from './harness/client-errors.js';
 
@@ -39,17 +40,6 @@ export function onOrder(ctx, order) {
 }
 `;
 
-function acceleratedClock(factor: number): Clock {
-  const realStart = Date.now();
-  let last = 0;
-  return {
-    now() {
-      last = Math.max(last, realStart + (Date.now() - realStart) * factor);
-      return new Date(last);
-    },
-  };
-}
-
 describe('live deployments on the paper exchange', () => {
   let svc: WsTestService;
   let alice: { userId: string; client: StratboxClient };
@@ -66,7 +56,7 @@ describe('live deployments on the paper exchange', () => {
     alice = await svc.newUser('alice');
     bob = await svc.newUser('bob');
     strategyId = (await alice.client.strategies.create({ body: { name: 'SMA both ways', source: SMA } })).id;
-    credentialId = (await alice.client.credentials.create({ body: { exchange: 'paper', label: 'paper', apiKey: 'paper-key', secret: 'paper-secret' } })).id;
+    credentialId = (await alice.client.credentials.create({ body: { exchange: 'paper', label: 'paper' } })).id;
   }, 60_000);
 
   afterAll(async () => {
@@ -148,7 +138,7 @@ describe('live deployments on the paper exchange', () => {
     svc.stratbox.exchanges.release(credentialId);
   }, 90_000);
 
-  it("BOLA: another user can neither see, stop, restart, delete nor read the logs of a deployment, nor deploy with another user's credential", async () => {
+  it("BOLA: another user can neither see, stop, restart, delete nor read the logs, orders or positions of a deployment, nor deploy with another user's credential", async () => {
     const dep = await alice.client.deployments.create({ body: { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} } });
     const id = dep.id;
     const notFound = async (call: Promise<unknown>) => {
@@ -162,6 +152,8 @@ describe('live deployments on the paper exchange', () => {
     await notFound(bob.client.deployments.restart({ params: { id } }));
     await notFound(bob.client.deployments.delete({ params: { id } }));
     await notFound(bob.client.deployments.logs({ params: { id } }));
+    await notFound(bob.client.deployments.orders({ params: { id } }));
+    await notFound(bob.client.deployments.positions({ params: { id } }));
     expect((await bob.client.deployments.list()).deployments).toEqual([]);
     const bobStrategy = (await bob.client.strategies.create({ body: { name: 'bob', source: SMA } })).id;
     const cred = await failure(bob.client.deployments.create({ body: { strategyId: bobStrategy, credentialId, symbols: ['BTC/USDT:USDT'], params: {} } }));
@@ -236,7 +228,7 @@ export function onCandle(ctx, candle) {
   it('with a live bot limit of 2 the third create answers 402 and creates nothing; one deployment per account and symbol (409); a strategy with an active deployment cannot be deleted', async () => {
     const carol = await svc.newUser('carol');
     const sid = (await carol.client.strategies.create({ body: { name: 'c', source: SMA } })).id;
-    const cid = (await carol.client.credentials.create({ body: { exchange: 'paper', label: 'p', apiKey: 'k', secret: 's' } })).id;
+    const cid = (await carol.client.credentials.create({ body: { exchange: 'paper', label: 'p' } })).id;
     const on = (...symbols: string[]) => ({ body: { strategyId: sid, credentialId: cid, symbols, params: {} } });
     const first = await carol.client.deployments.create(on('BTC/USDT:USDT'));
     // The same account trading the same symbol twice: 409 naming the deployment there, nothing created.

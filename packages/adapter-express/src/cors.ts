@@ -1,6 +1,6 @@
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { StratboxError } from '@stratbox/core';
+import { NEXT_CURSOR_HEADER, StratboxError } from '@stratbox/core';
 
 export interface StratboxCorsOptions {
   /**
@@ -16,7 +16,7 @@ export interface StratboxCorsOptions {
 }
 
 /** Response headers the page may read. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', NEXT_CURSOR_HEADER];
 
 /**
  * CORS for the contract's paths, on the `cors` package. A preflight (`OPTIONS` with `Origin` and

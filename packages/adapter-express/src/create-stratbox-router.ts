@@ -178,6 +178,7 @@ async function handle(stratbox: Stratbox, key: RouteKey, route: RouteDef, req: R
     query,
     body,
     headers: req.headers,
+    setHeader: (name: string, value: string) => res.setHeader(name, value),
     ...(route.rawBody && Buffer.isBuffer(req.body) ? { rawBody: new Uint8Array(req.body) } : {}),
   });
   if (route.response === null) {

@@ -1,5 +1,5 @@
 import {
-  backtestProgressChannel, deploymentOrdersChannel, ErrorBody, routes, WS_PATH,
+  backtestProgressChannel, deploymentOrdersChannel, ErrorBody, NEXT_CURSOR_HEADER, routes, WS_PATH, type LogPage,
   type BacktestProgressData, type DeploymentOrderData, type RouteDef, type RouteInput, type RouteKey, type RouteOutput,
 } from '@stratbox/contract';
 import { StratboxClientError, codeForStatus } from './client-error.js';
@@ -48,7 +48,22 @@ export type StratboxClient = {
 } & {
   /** Call any route by its contract key. */
   call<K extends ClientRouteKey>(key: K, input: RouteInput<K>, options?: CallOptions): Promise<RouteOutput<K>>;
-} & StratboxRealtimeMethods;
+} & StratboxRealtimeMethods & StratboxPagingMethods;
+
+/** A page of a deployment's log: `client.deployments.logPage`. */
+export type LogPageData = LogPage;
+
+/** Calls that read a response header as well as the body. */
+export interface StratboxPagingMethods {
+  deployments: {
+    /**
+     * One page of a deployment's log with the cursor of the next page (the `X-Next-Cursor` header
+     * of `GET /api/deployments/:id/logs`, whose body stays the bare array): pass `nextCursor` back
+     * as `query.cursor`; null on the last page.
+     */
+    logPage(input: RouteInput<'deployments.logs'>, options?: CallOptions): Promise<LogPageData>;
+  };
+}
 
 /** The real-time part of the client: channels over one WebSocket, reconnected by itself. */
 export interface StratboxRealtimeMethods {
@@ -99,7 +114,8 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const validate = options.validateResponses !== false;
 
-  async function call(key: RouteKey, input: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } = {}, callOptions: CallOptions = {}) {
+  /** Sends one request; resolves with the checked body and the response headers. */
+  async function request(key: RouteKey, input: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } = {}, callOptions: CallOptions = {}): Promise<{ data: unknown; headers: Headers }> {
     const route: RouteDef = routes[key];
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const url = baseUrl + buildPath(route, input.params) + buildQuery(input.query);
@@ -138,14 +154,15 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
       }
       throw new StratboxClientError(codeForStatus(response.status), `HTTP ${response.status} from ${route.method} ${route.path}`, response.status);
     }
-    if (route.response === null) return undefined;
-    if (!validate) return data;
+    if (route.response === null) return { data: undefined, headers: response.headers };
+    if (!validate) return { data, headers: response.headers };
     const parsed = route.response.safeParse(data);
     if (!parsed.success) {
       throw new StratboxClientError('INTERNAL', `Response of ${route.method} ${route.path} does not match the contract`, response.status, parsed.error.issues);
     }
-    return parsed.data;
+    return { data: parsed.data, headers: response.headers };
   }
+  const call = async (...args: Parameters<typeof request>) => (await request(...args)).data;
 
   const client: Record<string, Record<string, unknown>> & { call?: unknown } = {};
   for (const [key, route] of Object.entries(routes) as Array<[RouteKey, RouteDef]>) {
@@ -164,6 +181,10 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
   Object.assign(client, { realtime, subscribe: realtime.subscribe });
   (client.backtests ??= {}).watch = (id: string, handler: (event: BacktestProgressData) => void, subscribeOptions?: SubscribeOptions) =>
     realtime.subscribe(backtestProgressChannel(id), handler, subscribeOptions);
+  (client.deployments ??= {}).logPage = async (input: RouteInput<'deployments.logs'>, callOptions?: CallOptions): Promise<LogPageData> => {
+    const { data, headers } = await request('deployments.logs', input, callOptions);
+    return { logs: data as LogPageData['logs'], nextCursor: headers.get(NEXT_CURSOR_HEADER) ?? null };
+  };
   (client.deployments ??= {}).watchOrders = (id: string, handler: (event: DeploymentOrderData) => void, subscribeOptions?: SubscribeOptions) =>
     realtime.subscribe(deploymentOrdersChannel(id), handler, subscribeOptions);
   return client as unknown as StratboxClient;

@@ -1,6 +1,6 @@
 /** `@stratbox/client`: a typed client for the Stratbox API, for browsers and Node. */
 export { createStratboxClient, type StratboxClient, type StratboxClientOptions, type CallOptions, type ClientRouteKey } from './create-stratbox-client.js';
 export { StratboxClientError, isStratboxClientError } from './client-error.js';
-export type { StratboxRealtimeMethods } from './create-stratbox-client.js';
+export type { StratboxRealtimeMethods, StratboxPagingMethods, LogPageData } from './create-stratbox-client.js';
 export * from './ws/index.js';
 export type * from '@stratbox/contract';

@@ -132,6 +132,11 @@ function createComponents(routeList: RouteDef[]) {
   };
 }
 
+/** A route's own success headers (string values). */
+function routeHeaders(route: RouteDef) {
+  return Object.fromEntries(Object.entries(route.headers ?? {}).map(([name, { description }]) => [name, { description, schema: { type: 'string' } }]));
+}
+
 function operation(key: string, route: RouteDef, named: ReturnType<typeof createComponents>) {
   const parameters = [
     ...objectProperties(route.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
@@ -141,7 +146,7 @@ function operation(key: string, route: RouteDef, named: ReturnType<typeof create
   ];
   const responses: Record<string, unknown> = {
     [route.successStatus]: route.response
-      ? { description: 'Success', headers: COUNTED, content: { 'application/json': { schema: named.ref(route.response, 'output') } } }
+      ? { description: 'Success', headers: { ...COUNTED, ...routeHeaders(route) }, content: { 'application/json': { schema: named.ref(route.response, 'output') } } }
       : { description: 'No content', headers: COUNTED },
   };
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...route.errors]);

@@ -23,6 +23,8 @@ export interface RouteDef {
   successStatus: 200 | 201 | 202 | 204;
   /** `null` for 204 No Content. */
   response: z.ZodType | null;
+  /** Headers of the success response beyond those every response has (documented in OpenAPI). */
+  headers?: Record<string, { description: string }>;
   /** Error codes this route may answer with beyond those every route can (400, 401, 500). */
   errors: readonly ErrorCode[];
 }

@@ -126,8 +126,32 @@ export const routes = {
     params: deploymentParams, successStatus: 204, response: null, errors: ['NOT_FOUND', 'UNAVAILABLE'],
   }),
   'deployments.logs': defineRoute({
-    method: 'GET', path: '/api/deployments/:id/logs', summary: 'Log entries, oldest first (a bare array)',
+    method: 'GET', path: '/api/deployments/:id/logs', summary: 'Log entries, oldest first, in pages (a bare array; the next page\'s cursor in `X-Next-Cursor`)',
+    description:
+      'The body is the bare array of log entries SPEC.md fixes, oldest first (timestamp, then order of writing), at or after `since` when given, ' +
+      'at most `limit` (1-1000, default 200). When more entries follow, the response carries the header `X-Next-Cursor`; send it back as ' +
+      '`cursor` (with the same `since`) for the entries after the page\'s last one. No header: this is the last page for now (a running ' +
+      'deployment keeps writing; ask again with the last cursor you had). The typed client\'s `deployments.logPage` returns `{ logs, nextCursor }`.',
     params: deploymentParams, query: D.LogsQuery, successStatus: 200, response: D.LogList, errors: ['NOT_FOUND'],
+    headers: { [D.NEXT_CURSOR_HEADER]: { description: 'Cursor of the next page (send it as `cursor`); absent on the last page' } },
+  }),
+  'deployments.orders': defineRoute({
+    method: 'GET', path: '/api/deployments/:id/orders', summary: "A deployment's orders, newest first, in pages",
+    description:
+      'Every order the deployment placed (stop-loss and take-profit closes and the closes of a stop included), newest first by creation, ' +
+      '`limit` 1-200 (default 50), `cursor` from `nextCursor`. Each order has the shape of channel `deployment:<id>:orders` ' +
+      '(`price` is the trigger price of a stop order). Pages never repeat or skip an order: orders only ever get added, newer ones before the first page.',
+    params: deploymentParams, query: D.ListDeploymentOrdersQuery, successStatus: 200, response: D.DeploymentOrderList, errors: ['NOT_FOUND'],
+  }),
+  'deployments.positions': defineRoute({
+    method: 'GET', path: '/api/deployments/:id/positions', summary: "Open positions of the deployment's symbols, with unrealized and realized P&L",
+    description:
+      "`positions`: the open positions of the deployment's symbols on its exchange account, read from the exchange now (they are the " +
+      "account's: what was opened by hand counts too) for a deployment that is starting, running, stopping or failed (a failure may leave " +
+      'positions open; stop it to close them). A stopped deployment answers `live: false` and no positions: its stop closed them, and what ' +
+      "the account holds since is not the deployment's. `bySymbol`: realized P&L of the deployment's own fills, average cost, net of fees " +
+      '(see docs/live-deployments.md). 503 `UNAVAILABLE` when the exchange cannot be read.',
+    params: deploymentParams, successStatus: 200, response: D.DeploymentPositions, errors: ['NOT_FOUND', 'UNAVAILABLE'],
   }),
 
   // ---- marketplace ----

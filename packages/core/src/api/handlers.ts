@@ -1,4 +1,4 @@
-import { routes, type RouteKey, type RouteOutput, type RouteParsedInput } from '@stratbox/contract';
+import { NEXT_CURSOR_HEADER, routes, type RouteKey, type RouteOutput, type RouteParsedInput } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { StrategyService } from '../strategies/strategy-service.js';
 import type { BacktestService } from '../backtests/backtest-service.js';
@@ -16,6 +16,8 @@ export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
   /** Raw request bytes, for routes with `rawBody`. */
   rawBody?: Uint8Array;
   headers: Record<string, string | string[] | undefined>;
+  /** Sets a header of the success response (the route's `headers`, e.g. `X-Next-Cursor`); adapters supply it. */
+  setHeader?: (name: string, value: string) => void;
 };
 
 export type ApiHandler<K extends RouteKey> = (ctx: HandlerContext<K>) => Promise<RouteOutput<K>>;
@@ -66,7 +68,13 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'deployments.stop': ({ userId, params }) => services.deployments.stop(userId, params.id),
     'deployments.restart': ({ userId, params }) => services.deployments.restart(userId, params.id),
     'deployments.delete': ({ userId, params }) => services.deployments.delete(userId, params.id),
-    'deployments.logs': ({ userId, params, query }) => services.deployments.logs(userId, params.id, query),
+    'deployments.logs': async ({ userId, params, query, setHeader }) => {
+      const page = await services.deployments.logPage(userId, params.id, query);
+      if (page.nextCursor !== null) setHeader?.(NEXT_CURSOR_HEADER, page.nextCursor);
+      return page.logs;
+    },
+    'deployments.orders': ({ userId, params, query }) => services.deployments.orders(userId, params.id, query),
+    'deployments.positions': ({ userId, params }) => services.deployments.positions(userId, params.id),
     'marketplace.search': ({ userId, query }) => services.marketplace.listings.search(userId, query),
     'marketplace.myListings': ({ userId, query }) => services.marketplace.listings.myListings(userId, query),
     'marketplace.purchases': ({ userId, query }) => services.marketplace.purchases.list(userId, query),

@@ -6,11 +6,13 @@ import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
 import type { Clock } from '../ports/clock.js';
 import { TIMEFRAME_MS } from '../ports/market-data.js';
-import type { DeploymentRecord, Store, StoreRepositories } from '../ports/store.js';
-import { paginate } from '../util/cursor.js';
+import { ExchangeGatewayError, type ExchangePosition } from '../ports/exchange-gateway.js';
+import type { DeploymentRecord, ListPosition, OrderRecord, Store, StoreRepositories } from '../ports/store.js';
+import { paginate, paginateLog } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
-import { toDeploymentView, toLogEntry } from './deployment-views.js';
+import { toDeploymentView, toLogEntry, toOrderView } from './deployment-views.js';
+import { realizedPnl } from './realized-pnl.js';
 import type { DeploymentSupervisor } from './supervisor.js';
 import { withRunOnlyErrors } from '../marketplace/licences.js';
 import { parseInput } from '../util/validate.js';
@@ -37,6 +39,13 @@ export type DeploymentService = ReturnType<typeof createDeploymentService>;
 
 const ACTIVE: readonly DeploymentStatus[] = ACTIVE_DEPLOYMENT_STATUSES;
 const DEFAULT_LOG_LIMIT = 200;
+
+/** Query of a log page: `since` (inclusive), `cursor` (the previous page's), `limit` (default 200). */
+export interface LogPageQuery {
+  since?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
 
 /**
  * A live deployment acts on its exchange account's orders and positions per symbol (it stops by
@@ -95,6 +104,14 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       after = await load(record.userId, record.id);
     }
     return after;
+  }
+
+  /** One page of the deployment's log (as `logs`) with the cursor of the next page, or null on the last one. */
+  async function logPage(userId: string, id: string, query: LogPageQuery = {}) {
+    await load(userId, id);
+    const since = query.since;
+    const page = await paginateLog(query, (p) => store.deploymentLogs.list(userId, id, { ...p, ...(since ? { since } : {}) }), DEFAULT_LOG_LIMIT);
+    return { logs: page.items.map(toLogEntry), nextCursor: page.nextCursor };
   }
 
   return {
@@ -156,11 +173,69 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       return toDeploymentView(await load(userId, id));
     },
 
-    /** The deployment's log, oldest first, at or after `since`, at most `limit` (default 200). */
-    async logs(userId: string, id: string, query: { since?: string | undefined; limit?: number | undefined }) {
+    /** The deployment's log, oldest first, at or after `since`, after `cursor`, at most `limit` (default 200): one page, without its cursor. */
+    async logs(userId: string, id: string, query: LogPageQuery = {}) {
+      return (await logPage(userId, id, query)).logs;
+    },
+
+    logPage,
+
+    /** The deployment's orders, newest first (by creation), in pages, each as channel `deployment:<id>:orders` carries it. */
+    async orders(userId: string, id: string, query: { limit?: number | undefined; cursor?: string | undefined } = {}) {
       await load(userId, id);
-      const entries = await store.deploymentLogs.list(userId, id, { limit: query.limit ?? DEFAULT_LOG_LIMIT, ...(query.since ? { since: query.since } : {}) });
-      return entries.map(toLogEntry);
+      const page = await paginate(query, (p) => store.orders.listByDeployment(userId, id, p));
+      return { orders: page.items.map(toOrderView), nextCursor: page.nextCursor };
+    },
+
+    /**
+     * Open positions of the deployment's symbols, read from the exchange unless the deployment is
+     * stopped (its stop closed them) or its credential was deleted, with the realized P&L of the
+     * deployment's own fills per symbol (`realizedPnl`). Exchange failures answer UNAVAILABLE.
+     */
+    async positions(userId: string, id: string) {
+      const record = await load(userId, id);
+      const orders: OrderRecord[] = [];
+      for (let after: ListPosition | undefined; ; ) {
+        const rows = await store.orders.listByDeployment(userId, id, after ? { limit: 500, after } : { limit: 500 });
+        orders.push(...rows);
+        const last = rows[rows.length - 1];
+        if (rows.length < 500 || !last) break;
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      const live = record.status !== 'stopped' && (await store.credentials.findById(userId, record.credentialId)) !== null;
+      let positions: ExchangePosition[] = [];
+      if (live) {
+        try {
+          positions = await supervisor.fetchPositions(record);
+        } catch (error) {
+          if (!(error instanceof ExchangeGatewayError)) throw error;
+          throw new StratboxError('UNAVAILABLE', `Could not read the positions of deployment ${id} from ${error.exchange}: ${error.message}`, { exchange: error.exchange, reason: error.reason });
+        }
+      }
+      const bySymbol = realizedPnl(record.symbols, orders);
+      const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+      return {
+        deploymentId: record.id,
+        status: record.status,
+        asOf: clock.now().toISOString(),
+        live,
+        positions: positions
+          .filter((p) => record.symbols.includes(p.symbol))
+          .map((p) => ({
+            symbol: p.symbol,
+            side: p.side,
+            quantity: p.quantity,
+            entryPrice: p.entryPrice,
+            markPrice: p.markPrice,
+            unrealizedPnl: p.unrealizedPnl,
+            leverage: p.leverage,
+            liquidationPrice: p.liquidationPrice,
+          })),
+        realizedPnl: sum(bySymbol.map((s) => s.realizedPnl)),
+        fees: sum(bySymbol.map((s) => s.fees)),
+        unrealizedPnl: sum(positions.map((p) => p.unrealizedPnl ?? 0)),
+        bySymbol,
+      };
     },
 
     /**

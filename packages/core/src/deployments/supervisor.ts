@@ -4,6 +4,7 @@ import type { ExchangeClientPool } from '../exchanges/exchange-client-pool.js';
 import { createOrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
+import type { ExchangePosition } from '../ports/exchange-gateway.js';
 import type { Logger } from '../ports/logger.js';
 import type { MarketData } from '../ports/market-data.js';
 import type { DeploymentRecord, Store } from '../ports/store.js';
@@ -90,6 +91,12 @@ export interface DeploymentSupervisor {
   stop(deployment: DeploymentRecord): Promise<void>;
   /** Halts the strategy of a deployment without touching its orders (restart, delete after stop). */
   halt(deploymentId: string): Promise<void>;
+  /**
+   * The account's open positions in the deployment's symbols, read from the exchange now: through
+   * the running deployment's gateway when it runs in this process, else through a gateway leased
+   * for this read from the exchange client pool (any process may answer).
+   */
+  fetchPositions(deployment: DeploymentRecord): Promise<ExchangePosition[]>;
   /** Ids of the deployments running in this process. */
   running(): string[];
   /** This process's lease owner id. */
@@ -411,6 +418,16 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
   }
 
   return {
+    async fetchPositions(deployment) {
+      const gateway = runners.get(deployment.id)?.gateway();
+      if (gateway) return gateway.fetchPositions(deployment.symbols);
+      const leased = await acquireGateway(deployment);
+      try {
+        return await leased.gateway.fetchPositions(deployment.symbols);
+      } finally {
+        leased.release();
+      }
+    },
     async start() {
       if (!runsHere || closed || startedHere) return;
       startedHere = true;
