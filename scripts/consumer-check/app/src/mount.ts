@@ -1,6 +1,6 @@
 /**
  * Smoke test of a team that mounts the router in its own Express 5 app: the router first, then
- * the host's own `/api/health` route. Serves until stdin closes (the check runs the client
+ * the host's own body parser and `/api/health` route. Serves until stdin closes (the check runs the client
  * against it meanwhile); the first line on stdout is `READY <json>` with the URL and an API key.
  */
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ await stratbox.start();
 
 const app = express();
 app.use(createStratboxRouter(stratbox));
+app.use(express.json()); // the host's own body parser, for its own routes, after the router
 app.get('/api/health', (_req, res) => {
   res.json({ ok: true, from: 'host' });
 });
