@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { defineStratboxBuild } from '../../tsup.base';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-});
+export default defineStratboxBuild({ index: 'src/index.ts' });

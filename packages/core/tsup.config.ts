@@ -1,7 +1,7 @@
-import { defineConfig } from 'tsup';
+import { defineStratboxBuild } from '../../tsup.base';
 
-export default defineConfig({
-  entry: {
+export default defineStratboxBuild(
+  {
     index: 'src/index.ts',
     'contract/index': 'src/contract/index.ts',
     'testing/index': 'src/testing/index.ts',
@@ -10,10 +10,5 @@ export default defineConfig({
     // The live-trading sandbox's child-process entry: forked by createLiveSandbox.
     'sandbox/live-worker-entry': 'src/sandbox/live-worker-entry.ts',
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
-  external: ['vitest'],
-});
+  { external: ['vitest'] },
+);
