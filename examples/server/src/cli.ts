@@ -4,7 +4,8 @@ import { createJsonLogger, createSilentLogger, createStratbox, downloadCandles, 
 import { runBacktestCommand, type BacktestCommandOptions } from './cli-backtest.js';
 import { createProgress, formatTable, printResult } from './cli-output.js';
 import { readConfig } from './config.js';
-import { createExchangeAt, readExchangeUrls } from './exchange-urls.js';
+import { parseEnv, type ServerEnv } from './env.js';
+import { createExchangeAt } from './exchange-urls.js';
 import { openStore } from './open-store.js';
 
 /*
@@ -16,6 +17,10 @@ import { openStore } from './open-store.js';
 /** Warnings (e.g. a data file's mode tightened) go to stderr: stdout carries the command's result. */
 const warnings = createJsonLogger({ level: 'warn', write: (line) => process.stderr.write(line + '\n') });
 
+/** The parsed environment, read on first use (so that `--help` works whatever it holds), once. */
+let parsedEnv: ServerEnv | undefined;
+const env = (): ServerEnv => (parsedEnv ??= parseEnv(process.env));
+
 /** A file smaller than this is imported without a progress report. */
 const PROGRESS_MIN_BYTES = 1 << 20;
 
@@ -26,7 +31,7 @@ function timeframe(value: string): TimeframeName {
 
 /** Runs `work` on the Store of DATA_DIR / DATABASE_URL and closes it. */
 async function withStore<T>(work: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>): Promise<T> {
-  const store = await openStore(readConfig(), warnings);
+  const store = await openStore(readConfig(env()), warnings);
   try {
     return await work(store);
   } finally {
@@ -68,7 +73,7 @@ async function importCsv(symbol: string, tf: TimeframeName, file: string, option
 }
 
 async function download(symbol: string, tf: TimeframeName, from: string, to: string, options: { exchange: string; json: boolean; progress: boolean }): Promise<void> {
-  const exchange = await createExchangeAt(readExchangeUrls(), options.exchange, {}, (url) => warnings.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: options.exchange, url }));
+  const exchange = await createExchangeAt(env().STRATBOX_EXCHANGE_URLS, options.exchange, {}, (url) => warnings.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: options.exchange, url }));
   const progress = createProgress(`download ${symbol} ${tf}`, 'days', options.progress);
   const result = await withStore((store) =>
     downloadCandles({ store, exchange, symbol, timeframe: tf, startDate: from, endDate: to, logger: warnings, onProgress: (p) => progress.update(p.doneDays, p.days) }),

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { ServerEnv } from './env.js';
 
 export interface ServerConfig {
   port: number;
@@ -10,24 +11,14 @@ export interface ServerConfig {
   trustProxy: boolean | number | string | undefined;
 }
 
-/** The example server's settings, from the environment. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got ${env.PORT}`);
-  const logLevel = (env.LOG_LEVEL ?? 'info') as ServerConfig['logLevel'];
-  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) throw new Error(`LOG_LEVEL must be debug, info, warn or error`);
+/** The example server's settings, from the parsed environment (`parseEnv`). */
+export function readConfig(env: ServerEnv): ServerConfig {
   return {
-    port,
-    host: env.HOST ?? '0.0.0.0',
-    dataDir: resolve(env.DATA_DIR ?? './.stratbox'),
-    databaseUrl: env.DATABASE_URL || undefined,
-    logLevel,
-    trustProxy: trustProxy(env.STRATBOX_TRUST_PROXY),
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: resolve(env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    logLevel: env.LOG_LEVEL,
+    trustProxy: env.STRATBOX_TRUST_PROXY,
   };
-}
-
-function trustProxy(raw: string | undefined): boolean | number | string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  return /^\d+$/.test(raw) ? Number(raw) : raw;
 }

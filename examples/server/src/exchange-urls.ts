@@ -1,17 +1,9 @@
 import { createCcxtExchange } from '@stratbox/core';
 
 /**
- * STRATBOX_EXCHANGE_URLS: JSON `{ "<ccxt exchange id>": "http://host:port" }` moving every API
- * base URL of that exchange to another host (a local exchange emulator, a recording proxy, a
- * test double). Never set it in production.
- */
-export function readExchangeUrls(env: NodeJS.ProcessEnv = process.env): Record<string, string> | null {
-  return env.STRATBOX_EXCHANGE_URLS ? (JSON.parse(env.STRATBOX_EXCHANGE_URLS) as Record<string, string>) : null;
-}
-
-/**
  * `createCcxtExchange(id, config)` with the exchange's API moved to the base URL STRATBOX_EXCHANGE_URLS
- * gives for it, if any; `onMoved` is told when it is.
+ * gives for it, if any (`urls`: the parsed variable, see env.ts; never set it in production);
+ * `onMoved` is told when it is.
  */
 export async function createExchangeAt(
   urls: Record<string, string> | null,

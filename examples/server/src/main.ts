@@ -3,6 +3,7 @@ import { createJsonLogger, createStratbox } from '@stratbox/core';
 import { attachStratboxWs } from '@stratbox/adapter-ws';
 import { handleClientError } from '@stratbox/adapter-express';
 import { readConfig } from './config.js';
+import { parseEnv } from './env.js';
 import { loadMasterKey } from './master-key.js';
 import { createApp } from './create-app.js';
 import { openStore } from './open-store.js';
@@ -17,17 +18,19 @@ import { openRateLimiter, readRateLimits } from './rate-limit-config.js';
  * roles.ts); SIGTERM or SIGINT close it cleanly.
  */
 async function main() {
-  const config = readConfig();
-  const scale = readScaleOutConfig();
+  // every variable is checked here, once: a wrong one stops the start with an error naming it
+  const env = parseEnv(process.env);
+  const config = readConfig(env);
+  const scale = readScaleOutConfig(env);
   const logger = createJsonLogger({ level: config.logLevel });
-  const rateLimits = readRateLimits();
+  const rateLimits = readRateLimits(env);
   const store = await openStore(config, logger);
   const { queue, events } = openQueue(scale, logger);
-  const live = readDeploymentConfig(store, logger);
+  const live = readDeploymentConfig(store, logger, env);
   const stratbox = createStratbox({
-    store, logger, masterKey: loadMasterKey(config, process.env, logger),
+    store, logger, masterKey: loadMasterKey(config, env, logger),
     ...live,
-    ...readBacktestConfig(),
+    ...readBacktestConfig(env),
     // an api node runs no background work: neither backtests nor live deployments
     ...(runsJobs(scale.role) ? {} : { deployments: { ...live.deployments, run: false } }),
     ...(queue ? { queue } : {}),

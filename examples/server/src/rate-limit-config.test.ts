@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '@stratbox/core';
+import { parseEnv } from './env.js';
 import { parseRateLimit, readRateLimits } from './rate-limit-config.js';
 
 describe('rate limit settings', () => {
@@ -17,11 +18,11 @@ describe('rate limit settings', () => {
   });
 
   it('defaults to DEFAULT_RATE_LIMITS, takes each scope from its variable, and off turns limiting off', () => {
-    expect(readRateLimits({})).toEqual(DEFAULT_RATE_LIMITS);
-    expect(readRateLimits({ STRATBOX_RATE_LIMIT: '10/1s', STRATBOX_RATE_LIMIT_IP: '3/1m' })).toEqual({
+    expect(readRateLimits(parseEnv({}))).toEqual(DEFAULT_RATE_LIMITS);
+    expect(readRateLimits(parseEnv({ STRATBOX_RATE_LIMIT: '10/1s', STRATBOX_RATE_LIMIT_IP: '3/1m' }))).toEqual({
       user: { points: 10, durationSeconds: 1 },
       ip: { points: 3, durationSeconds: 60 },
     });
-    expect(readRateLimits({ STRATBOX_RATE_LIMIT: 'off' })).toBeNull();
+    expect(readRateLimits(parseEnv({ STRATBOX_RATE_LIMIT: 'off' }))).toBeNull();
   });
 });

@@ -1,32 +1,21 @@
-import { createMemoryRateLimiter, resolveRateLimits, type Logger, type RateLimit, type RateLimiter, type RateLimits } from '@stratbox/core';
+import { createMemoryRateLimiter, resolveRateLimits, type Logger, type RateLimiter, type RateLimits } from '@stratbox/core';
 import { createRedisRateLimiter } from '@stratbox/queue-bullmq';
+import type { ServerEnv } from './env.js';
 import type { ScaleOutConfig } from './roles.js';
 
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };
-
-/** `1200/60s`, `1200/1m`, `20/s`, `5000/1h` or `1200/60` (seconds): requests per window. */
-export function parseRateLimit(name: string, raw: string): RateLimit {
-  const match = /^\s*(\d+)\s*\/\s*(\d+)?\s*([smh])?\s*$/.exec(raw);
-  if (!match || (!match[2] && !match[3])) throw new Error(`${name} must look like 1200/60s, 1200/1m, 20/s or 5000/1h, got ${raw}`);
-  const points = Number(match[1]);
-  const durationSeconds = Number(match[2] ?? 1) * UNIT_SECONDS[match[3] ?? 's']!;
-  try {
-    resolveRateLimits({ user: { points, durationSeconds } });
-  } catch {
-    throw new Error(`${name} needs at least 1 request per window of at least 1 second, got ${raw}`);
-  }
-  return { points, durationSeconds };
-}
+export { parseRateLimit } from './env.js';
 
 /**
  * The rate limits, from `STRATBOX_RATE_LIMIT` (per user; `off` turns rate limiting off) and
  * `STRATBOX_RATE_LIMIT_IP` (per client address without valid credentials); `null` when off.
  */
-export function readRateLimits(env: NodeJS.ProcessEnv = process.env): RateLimits | null {
-  if (env.STRATBOX_RATE_LIMIT?.trim() === 'off') return null;
+export function readRateLimits(env: ServerEnv): RateLimits | null {
+  const user = env.STRATBOX_RATE_LIMIT;
+  const ip = env.STRATBOX_RATE_LIMIT_IP;
+  if (user === 'off') return null;
   return resolveRateLimits({
-    ...(env.STRATBOX_RATE_LIMIT ? { user: parseRateLimit('STRATBOX_RATE_LIMIT', env.STRATBOX_RATE_LIMIT) } : {}),
-    ...(env.STRATBOX_RATE_LIMIT_IP ? { ip: parseRateLimit('STRATBOX_RATE_LIMIT_IP', env.STRATBOX_RATE_LIMIT_IP) } : {}),
+    ...(user ? { user } : {}),
+    ...(ip && ip !== 'off' ? { ip } : {}),
   });
 }
 

@@ -1,4 +1,4 @@
-import { intOr } from './env-int.js';
+import type { ServerEnv } from './env.js';
 
 /** What one process of the example server does. */
 export type Role = 'api' | 'worker' | 'all';
@@ -16,23 +16,19 @@ export interface ScaleOutConfig {
   queueLockMs: number;
 }
 
-const ROLES: readonly Role[] = ['api', 'worker', 'all'];
-
-
 /** The scale-out settings, from `STRATBOX_ROLE`, `REDIS_URL`, `STRATBOX_REDIS_PREFIX`, `STRATBOX_WORKER_CONCURRENCY`, `STRATBOX_QUEUE_LOCK_MS`. */
-export function readScaleOutConfig(env: NodeJS.ProcessEnv = process.env): ScaleOutConfig {
-  const role = (env.STRATBOX_ROLE || 'all') as Role;
-  if (!ROLES.includes(role)) throw new Error(`STRATBOX_ROLE must be api, worker or all, got ${env.STRATBOX_ROLE}`);
-  const redisUrl = env.REDIS_URL || undefined;
+export function readScaleOutConfig(env: ServerEnv): ScaleOutConfig {
+  const role = env.STRATBOX_ROLE;
+  const redisUrl = env.REDIS_URL;
   if (role !== 'all' && !redisUrl) {
     throw new Error(`STRATBOX_ROLE=${role} needs REDIS_URL: without it jobs and events stay inside one process, so an api process would queue backtests no worker sees`);
   }
   return {
     role,
     redisUrl,
-    redisPrefix: env.STRATBOX_REDIS_PREFIX || 'stratbox',
-    workerConcurrency: intOr(env, 'STRATBOX_WORKER_CONCURRENCY', 2, 1),
-    queueLockMs: intOr(env, 'STRATBOX_QUEUE_LOCK_MS', 10_000, 500),
+    redisPrefix: env.STRATBOX_REDIS_PREFIX,
+    workerConcurrency: env.STRATBOX_WORKER_CONCURRENCY,
+    queueLockMs: env.STRATBOX_QUEUE_LOCK_MS,
   };
 }
 
