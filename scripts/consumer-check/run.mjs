@@ -135,6 +135,10 @@ try {
       if (!existsSync(file)) fail(`no tarball for ${manifest.name} (${file})`);
       const packed = run('tar', ['-xzOf', file, 'package/package.json']);
       if (packed.includes('workspace:')) fail(`${manifest.name}: the packed package.json still has a workspace: range`);
+      const listed = run('tar', ['-tzf', file]).split('\n');
+      for (const needed of ['package/LICENSE', 'package/README.md']) {
+        if (!listed.includes(needed)) fail(`${manifest.name}: the tarball has no ${needed.slice('package/'.length)}`);
+      }
       const deps = JSON.parse(packed).dependencies ?? {};
       for (const [name, range] of Object.entries(deps)) {
         if (name.startsWith('@stratbox/') && range !== `^${manifest.version}`) fail(`${manifest.name}: dependency ${name} is "${range}"`);
