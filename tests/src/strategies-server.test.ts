@@ -28,7 +28,7 @@ describe('the example server, started as `pnpm start` does, on SQLite', () => {
     data.remove();
   });
 
-  it('creates, lists, gets, versions, renames and deletes a strategy as API.md says', async () => {
+  it('creates, lists, gets, versions, renames and deletes a strategy as docs/api-contract.md says', async () => {
     const createdRes = await raw('/api/strategies', {
       method: 'POST',
       body: JSON.stringify({ name: 'SMA cross', description: 'fast/slow', source: SMA_V1, marketType: 'LINEAR' }),

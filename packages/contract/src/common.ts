@@ -19,7 +19,7 @@ export const MarketSymbol = z
 /** Candle timeframes. */
 export const Timeframe = z.enum(['1m', '5m', '15m', '30m', '1h', '4h', '1d']);
 
-/** Strategy parameters as given by clients: every value is a string (SPEC.md). */
+/** Strategy parameters as given by clients: every value is a string (docs/spec.md). */
 export const ParamMap = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { message: 'Parameter names are identifiers' }), z.string().max(1000))
   .refine((m) => Object.keys(m).length <= 100, { message: 'At most 100 parameters' });

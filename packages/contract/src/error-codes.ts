@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes and the HTTP status each one maps to (API.md, "Errors").
+ * The closed set of error codes and the HTTP status each one maps to (docs/api-contract.md, "Errors").
  * Services throw `StratboxError` with one of these codes; the HTTP adapter answers with the
  * status below; the client re-creates the error with the same code.
  */

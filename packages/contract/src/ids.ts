@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Record ids are a type prefix and an unguessable URL-safe random part (API.md, "Ids").
+ * Record ids are a type prefix and an unguessable URL-safe random part (docs/api-contract.md, "General").
  * The random part is at least 96 bits; Stratbox generates 128 (22 base64url characters).
  */
 export const ID_PREFIXES = {

@@ -29,14 +29,14 @@ function objectProperties(schema: z.ZodType | undefined): Array<[string, JsonSch
 
 const COMMON_ERRORS: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'RATE_LIMITED', 'INTERNAL'];
 
-/** Response headers of every counted request (API.md: rate limits), described once under `components.headers`. */
+/** Response headers of every counted request (docs/api-contract.md: rate limits), described once under `components.headers`. */
 const RATE_LIMIT_HEADERS = {
   'RateLimit-Limit': { description: 'Requests allowed per window to this caller (the user; the client address without valid credentials)', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the window ends and the whole allowance is back', schema: { type: 'integer' } },
 };
 const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retrying (429 RATE_LIMITED)', schema: { type: 'integer' } } };
-/** On every response (API.md: request ids). */
+/** On every response (docs/api-contract.md: request ids). */
 const REQUEST_ID = {
   'X-Request-Id': {
     description: "The request's id: the client's own `X-Request-Id` if it is 1 to 128 characters of `A-Za-z0-9._-`, else a generated one; the same id is in the server's log lines of the request",

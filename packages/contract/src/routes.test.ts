@@ -4,7 +4,7 @@ import type { RouteDef } from './route.js';
 import { generateOpenApi } from './openapi.js';
 import { ERROR_STATUS } from './error-codes.js';
 
-/** Every endpoint of SPEC.md section 4, as `METHOD path`. */
+/** Every endpoint of docs/spec.md section 4, as `METHOD path`. */
 const SPEC_ENDPOINTS = [
   'GET /api/strategies', 'GET /api/strategies/:id', 'POST /api/strategies', 'PUT /api/strategies/:id', 'DELETE /api/strategies/:id',
   'GET /api/deployments', 'GET /api/deployments/:id', 'POST /api/deployments', 'POST /api/deployments/:id/stop',
@@ -19,7 +19,7 @@ describe('the route table', () => {
   const all = Object.values(routes) as RouteDef[];
   const signatures = all.map((r) => `${r.method} ${r.path}`);
 
-  it('has every endpoint of SPEC.md, once', () => {
+  it('has every endpoint of docs/spec.md, once', () => {
     for (const endpoint of SPEC_ENDPOINTS) expect(signatures).toContain(endpoint);
     expect(new Set(signatures).size).toBe(signatures.length);
   });
@@ -39,7 +39,7 @@ describe('the route table', () => {
     }
   });
 
-  it('maps the error codes of API.md to their statuses', () => {
+  it('maps the error codes of docs/api-contract.md to their statuses', () => {
     expect(ERROR_STATUS).toMatchObject({
       VALIDATION_FAILED: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
       PAYLOAD_TOO_LARGE: 413, PLAN_LIMIT_EXCEEDED: 402, RATE_LIMITED: 429, UNAVAILABLE: 503, INTERNAL: 500,

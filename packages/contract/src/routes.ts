@@ -17,7 +17,7 @@ const credentialParams = idParams(CredentialId);
 const listingParams = idParams(ListingId);
 
 /**
- * The route table: every endpoint of SPEC.md plus those API.md and the issues add.
+ * The route table: every endpoint of docs/spec.md plus those docs/api-contract.md and the issues add.
  * Keys are `<group>.<action>`; the client exposes them as `client.<group>.<action>()`.
  */
 export const routes = {
@@ -128,7 +128,7 @@ export const routes = {
   'deployments.logs': defineRoute({
     method: 'GET', path: '/api/deployments/:id/logs', summary: 'Log entries, oldest first, in pages (a bare array; the next page\'s cursor in `X-Next-Cursor`)',
     description:
-      'The body is the bare array of log entries SPEC.md fixes, oldest first (timestamp, then order of writing), at or after `since` when given, ' +
+      'The body is the bare array of log entries the service specification fixes, oldest first (timestamp, then order of writing), at or after `since` when given, ' +
       'at most `limit` (1-1000, default 200). When more entries follow, the response carries the header `X-Next-Cursor`; send it back as ' +
       '`cursor` (with the same `since`) for the entries after the page\'s last one. No header: this is the last page for now (a running ' +
       'deployment keeps writing; ask again with the last cursor you had). The typed client\'s `deployments.logPage` returns `{ logs, nextCursor }`.',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MarketType, NextCursor, PageQuery, Timestamp, queryInteger } from './common.js';
 import { StrategyId } from './ids.js';
 
-/** Largest accepted strategy source, in bytes of UTF-8 (500 KB, API.md). */
+/** Largest accepted strategy source, in bytes of UTF-8 (500 KB, docs/api-contract.md). */
 export const MAX_SOURCE_BYTES = 512_000;
 
 export const StrategySummary = z.object({

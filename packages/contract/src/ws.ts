@@ -4,10 +4,10 @@ import { BacktestProgressEvent } from './backtests.js';
 import { DeploymentOrderEvent } from './deployments.js';
 import { idPattern } from './ids.js';
 
-/** The one WebSocket endpoint, on the same server as the HTTP API (API.md, "WebSocket"). */
+/** The one WebSocket endpoint, on the same server as the HTTP API (docs/api-contract.md, "WebSocket"). */
 export const WS_PATH = '/ws';
 
-/** `backtest:<id>:progress` or `deployment:<id>:orders` (API.md, "WebSocket"). */
+/** `backtest:<id>:progress` or `deployment:<id>:orders` (docs/api-contract.md, "WebSocket"). */
 export const CHANNEL_PATTERN = new RegExp(`^(?:backtest:(${idPattern('backtest')}):progress|deployment:(${idPattern('deployment')}):orders)$`);
 
 export const ChannelName = z.string().max(200).regex(CHANNEL_PATTERN, {

@@ -1,7 +1,7 @@
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@stratbox/contract';
 
 /**
- * The one error class services throw. Its `code` is one of the closed set of API.md and
+ * The one error class services throw. Its `code` is one of the closed set of docs/api-contract.md and
  * decides the HTTP status; `message` is safe to show to the caller; `details` is optional
  * structured data (validation problems, plan counters).
  */

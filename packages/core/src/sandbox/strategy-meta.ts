@@ -112,7 +112,7 @@ function parseOne(spec: ParamSpec, raw: string): { value?: ParamValue; problem?:
 }
 
 /**
- * Parses request parameters (every value a string, SPEC.md) against `meta.params`: numbers
+ * Parses request parameters (every value a string, docs/spec.md) against `meta.params`: numbers
  * must be written in full (`"10"`, `"0.5"`, `"1e-3"`), booleans are `true/false/1/0`, missing
  * ones take their default. Unknown names, bad values and missing parameters without a default
  * throw `StratboxError('VALIDATION_FAILED')` (400) with one `{ path: 'params.<name>', message }`
