@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCcxtExchange, createExchangeClientPool, createJsonLogger, createStratbox, type Clock, type Stratbox } from '@stratbox/core';
 import { listenLocally, secretEchoes, startFakeBinance, type FakeBinance, type LocalServer } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
-import { StratboxClientError, createStratboxClient, type StratboxClient } from '@stratbox/client';
+import { StratboxClientError, type StratboxClient } from '@stratbox/client';
 import { createApp } from '@stratbox/example-server/create-app';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { tempDataDir } from './harness/server-process.js';
@@ -63,8 +63,8 @@ describe('credentials are scoped to their owner', () => {
       expect(error?.status).toBe(400);
       expect(error?.code).toBe('VALIDATION_FAILED');
       const missing = 'apiKey' in body ? ['body.secret'] : ['body.apiKey', 'body.secret'];
-      expect((error?.details as Array<{ path: string; message: string }>).map((d) => d.path)).toEqual(missing);
-      expect((error?.details as Array<{ message: string }>)[0]!.message).toBe(`Required for exchange "${body.exchange}" (only "paper" needs no keys)`);
+      expect((error!.details as Array<{ path: string; message: string }>).map((d) => d.path)).toEqual(missing);
+      expect((error!.details as Array<{ message: string }>)[0]!.message).toBe(`Required for exchange "${body.exchange}" (only "paper" needs no keys)`);
     }
     await alice.credentials.delete({ params: { id: paper.id } });
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
 import { isolatedBackends, requirePostgresAndRedis, startNode, type NodeProcess } from './harness/cluster.js';
-import { sleep, waitFor } from './harness/deferred.js';
+import { waitFor } from './harness/deferred.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '@stratbox/core/testing';
 import { createUserWithCli } from './harness/server-process.js';
 

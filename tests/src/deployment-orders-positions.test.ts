@@ -32,8 +32,6 @@ export function onCandle(ctx, candle) {
 }
 `;
 
-type Order = Awaited<ReturnType<StratboxClient['deployments']['orders']>>['orders'][number];
-
 /** Every page of a list, following `nextCursor`. */
 async function allPages<T>(read: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): Promise<T[][]> {
   const pages: T[][] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createStratboxClient, StratboxClientError } from '@stratbox/client';
+import { createStratboxClient, type StratboxClientError } from '@stratbox/client';
 import { WS_CLOSE_CODES, deploymentOrdersChannel } from '@stratbox/core/contract';
 import { deferred } from './harness/deferred.js';
 import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess } from './harness/server-process.js';

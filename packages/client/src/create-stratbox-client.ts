@@ -138,7 +138,7 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
     }
 
     const text = await response.text();
-    let data: unknown = undefined;
+    let data: unknown;
     if (text) {
       try {
         data = JSON.parse(text);

@@ -20,6 +20,7 @@ const listingParams = idParams(ListingId);
  * The route table: every endpoint of docs/spec.md plus those docs/api-contract.md and the issues add.
  * Keys are `<group>.<action>`; the client exposes them as `client.<group>.<action>()`.
  */
+// biome-ignore format: one route per block, its fields grouped by line (what it is; what it takes; what it answers)
 export const routes = {
   // ---- strategies ----
   'strategies.list': defineRoute({
@@ -269,4 +270,5 @@ export type RouteParsedInput<K extends RouteKey> = {
 };
 
 /** The success body of a route (`void` for 204). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a 204 route's call resolves to nothing, which void says
 export type RouteOutput<K extends RouteKey> = Routes[K]['response'] extends z.ZodType ? z.output<Routes[K]['response']> : void;

@@ -20,7 +20,7 @@ export function toDeploymentView(d: DeploymentRecord): Deployment {
   };
 }
 
-/** An order as channel `deployment:<id>:orders` carries it (API.md). */
+/** An order as channel `deployment:<id>:orders` carries it (docs/api-contract.md). */
 export function toOrderView(o: OrderRecord): z.infer<typeof Order> {
   return {
     id: o.id,

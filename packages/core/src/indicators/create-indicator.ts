@@ -29,7 +29,7 @@ class RollingWindow {
   }
 
   push(x: number): void {
-    if (this.shift !== this.shift) this.shift = x;
+    if (Number.isNaN(this.shift)) this.shift = x;
     const v = x - this.shift;
     const buf = this.buf;
     if (this.count === this.period) {
@@ -124,6 +124,7 @@ function createRsi(period: number): StreamingIndicator {
       }
       const change = c - prev;
       prev = c;
+      // biome-ignore lint/complexity/useMathMinMax: a NaN change counts as 0 here, where Math.max would give NaN
       const g = change > 0 ? change : 0;
       const l = change < 0 ? -change : 0;
       n++;

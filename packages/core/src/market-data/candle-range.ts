@@ -27,7 +27,7 @@ const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Whether `name` is a timeframe of `TIMEFRAME_MS`. */
 export function isTimeframe(name: string): name is TimeframeName {
-  return Object.prototype.hasOwnProperty.call(TIMEFRAME_MS, name);
+  return Object.hasOwn(TIMEFRAME_MS, name);
 }
 
 function parseDay(value: string, field: string): number {

@@ -61,7 +61,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export async function createCcxtExchange(id: string, config: Record<string, unknown> = {}): Promise<CcxtExchange> {
   const ccxt = await import('ccxt');
   const classes = ccxt.exchanges as unknown as Record<string, new (config: Record<string, unknown>) => Exchange>;
-  const ExchangeClass = Object.prototype.hasOwnProperty.call(classes, id) ? classes[id] : undefined;
+  const ExchangeClass = Object.hasOwn(classes, id) ? classes[id] : undefined;
   if (typeof ExchangeClass !== 'function') {
     throw new StratboxError('VALIDATION_FAILED', `Unknown ccxt exchange "${id}"`, [{ path: 'exchange', message: 'Not a ccxt exchange id' }]);
   }

@@ -17,7 +17,6 @@ export function createSourceLocator(mappings: string): SourceLocator {
   const lines: Segment[][] = [];
   let srcLine = 0;
   let srcCol = 0;
-  let srcIndex = 0;
   for (const lineText of mappings.split(';')) {
     const segments: Segment[] = [];
     let genCol = 0;
@@ -40,7 +39,7 @@ export function createSourceLocator(mappings: string): SourceLocator {
         if (values.length === 0) continue;
         genCol += values[0]!;
         if (values.length >= 4) {
-          srcIndex += values[1]!;
+          // values[1] moves the source index: there is one source, so it is not tracked
           srcLine += values[2]!;
           srcCol += values[3]!;
           segments.push([genCol, srcLine, srcCol]);

@@ -46,7 +46,7 @@ describe('checkSourceShape', () => {
     expect(error?.code).toBe('VALIDATION_FAILED');
     expect(error?.status).toBe(400);
     expect(error?.message).toMatch(/nest more than 128 levels deep/);
-    const [problem] = error?.details as Array<{ line: number; column: number; code: string }>;
+    const [problem] = error!.details as Array<{ line: number; column: number; code: string }>;
     expect(problem).toMatchObject({ code: 'SOURCE_TOO_COMPLEX' });
     expect(problem!.line).toBeGreaterThanOrEqual(1);
     expect(problem!.column).toBeGreaterThan(1);

@@ -3,7 +3,6 @@ import {
   type CredentialRecord,
   type OrderRecord,
   type OrderRecordStatus,
-  type PageRequest,
   type PaperAccountRecord,
   type StoreRepositories,
 } from '../ports/store.js';

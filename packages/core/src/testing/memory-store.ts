@@ -6,7 +6,6 @@ import type {
   CandleChunkRecord,
   StoredDeploymentLogRecord,
   DeploymentRecord,
-  PageRequest,
   Store,
   StoreRepositories,
   StrategyRecord,

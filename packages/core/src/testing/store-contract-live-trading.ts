@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixtures.js';
-import type { CredentialRecord, ListPosition, OrderRecord, OrderRecordStatus, PageRequest, Store } from '../ports/store.js';
+import type { CredentialRecord, OrderRecord, OrderRecordStatus, Store } from '../ports/store.js';
 
 /*
  * The Store contract of the live-trading repositories (credentials, orders), run by

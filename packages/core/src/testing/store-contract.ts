@@ -8,8 +8,6 @@ import type {
   BacktestResultRecord,
   CandleChunkRecord,
   DeploymentRecord,
-  ListPosition,
-  PageRequest,
   Store,
   StrategyRecord,
   StrategyVersionRecord,

@@ -14,7 +14,6 @@ export interface SqliteStoreConfig {
 }
 
 type BetterSqliteDatabase = InstanceType<typeof BetterSqlite3>;
-type Statement = ReturnType<BetterSqliteDatabase['prepare']>;
 
 /** The part of a better-sqlite3 database Kysely's driver and ours use. */
 interface SqliteDatabase {

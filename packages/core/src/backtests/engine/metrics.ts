@@ -57,7 +57,7 @@ export function curveMetrics(curve: CurveInput) {
   const totalReturn = final / initial - 1;
   const bar = medianGap(times);
   const years = (times[n - 1]! - times[0]! + bar) / YEAR_MS;
-  const cagr = years > 0 ? (final <= 0 ? -1 : Math.pow(final / initial, 1 / years) - 1) : null;
+  const cagr = years > 0 ? (final <= 0 ? -1 : (final / initial) ** (1 / years) - 1) : null;
 
   let peak = initial;
   let peakTime = times[0]!;
