@@ -48,13 +48,17 @@ async function main() {
   const { server, url } = await listen(app);
   const headers = { authorization: `Bearer ${apiKey}` };
   const urls = Object.fromEntries(
-    Object.entries(RANGES).map(([name, r]) => [name, `${url}/api/market-data/candles?symbol=${SYMBOL}&timeframe=1m&startDate=${r.startDate}&endDate=${r.endDate}&limit=1`]),
+    Object.entries(RANGES).map(([name, r]) => [
+      name,
+      `${url}/api/market-data/candles?symbol=${SYMBOL}&timeframe=1m&startDate=${r.startDate}&endDate=${r.endDate}&limit=1`,
+    ]),
   );
 
   for (const [name, pageUrl] of Object.entries(urls)) {
     const response = await fetch(pageUrl, { headers });
     const body = (await response.json()) as { candles: unknown[]; nextCursor: string | null };
-    if (response.status !== 200 || body.candles.length !== 1 || body.nextCursor === null) throw new Error(`${name}: unexpected answer ${response.status} ${JSON.stringify(body)}`);
+    if (response.status !== 200 || body.candles.length !== 1 || body.nextCursor === null)
+      throw new Error(`${name}: unexpected answer ${response.status} ${JSON.stringify(body)}`);
   }
   // For scale: what every four-year request cost when a page was cut from the whole range.
   const started = performance.now();

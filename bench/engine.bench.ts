@@ -116,7 +116,11 @@ const fmt = (x: number) => Math.round(x).toLocaleString('en-US');
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
 
 async function main() {
-  console.log(`Stratbox engine bench: ${fmt(BARS)} one-minute candles, SMA(10/50) crossover, Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `Stratbox engine bench: ${fmt(BARS)} one-minute candles, SMA(10/50) crossover, Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('Sandbox rows: best of 3 end-to-end runs (job sent to a warm child, QuickJS, fills, equity, metrics, result back), and the median of the 3.');
   const candles = syntheticCandles(BARS);
 
@@ -130,7 +134,17 @@ async function main() {
   }
   const hostRate = BARS / (hostMs / 1000);
 
-  const rows: { build: QuickJSBuild; ms: number; medianMs: number; rate: number; cpuMs: number; trades: number; rss: number; yearMs: number; curveMs: number }[] = [];
+  const rows: {
+    build: QuickJSBuild;
+    ms: number;
+    medianMs: number;
+    rate: number;
+    cpuMs: number;
+    trades: number;
+    rss: number;
+    yearMs: number;
+    curveMs: number;
+  }[] = [];
   for (const build of ['quickjs', 'quickjs-ng'] as QuickJSBuild[]) {
     const pool = createSandboxPool({ size: 1, build, cpuTimeMs: 120_000, rssLimitBytes: 3 * 1024 ** 3, maxOldSpaceSizeMb: 2048 });
     try {
@@ -171,7 +185,9 @@ async function main() {
   }
 
   console.log('');
-  console.log('| engine | bars/s (wall) | wall ms | median of 3: bars/s | child CPU ms | bars per child CPU-second | trades | vs host JS | 525,600 bars | peak child RSS |');
+  console.log(
+    '| engine | bars/s (wall) | wall ms | median of 3: bars/s | child CPU ms | bars per child CPU-second | trades | vs host JS | 525,600 bars | peak child RSS |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   console.log(`| host JS (no sandbox) | ${fmt(hostRate)} | ${hostMs.toFixed(1)} | - | - | - | ${hostTrades} | 1.00x | - | - |`);
   for (const r of rows) {

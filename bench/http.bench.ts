@@ -41,12 +41,19 @@ async function main() {
   const stratbox = createStratbox({ store, logger: createSilentLogger() });
   const { userId, apiKey } = await stratbox.users.createUser('bench');
   for (let i = 0; i < 20; i++) {
-    await stratbox.strategies.create(userId, { name: `strategy ${i}`, description: 'SMA crossover', source: `export function onCandle(){ /* ${i} */ }`, marketType: 'LINEAR' });
+    await stratbox.strategies.create(userId, {
+      name: `strategy ${i}`,
+      description: 'SMA crossover',
+      source: `export function onCandle(){ /* ${i} */ }`,
+      marketType: 'LINEAR',
+    });
   }
   const app = express();
-  app.use(createStratboxRouter(stratbox, {
-    rateLimiter: RATE_LIMIT && createMemoryRateLimiter({ user: { points: 1_000_000_000, durationSeconds: 3600 } }),
-  }));
+  app.use(
+    createStratboxRouter(stratbox, {
+      rateLimiter: RATE_LIMIT && createMemoryRateLimiter({ user: { points: 1_000_000_000, durationSeconds: 3600 } }),
+    }),
+  );
   const stratboxServer = await listen(app);
 
   const hello = express();
@@ -66,7 +73,9 @@ async function main() {
   const ours = await measure(`${stratboxServer.url}/api/strategies`, { authorization: `Bearer ${apiKey}` });
 
   const ratio = ours.rps / bare.rps;
-  console.log(`HTTP benchmark (${SECONDS}s each, ${CONNECTIONS} connections, in-process autocannon, node ${process.version}, rate limiter ${RATE_LIMIT ? 'counting' : 'off'})`);
+  console.log(
+    `HTTP benchmark (${SECONDS}s each, ${CONNECTIONS} connections, in-process autocannon, node ${process.version}, rate limiter ${RATE_LIMIT ? 'counting' : 'off'})`,
+  );
   console.log(`  bare Express hello-world      ${bare.rps.toFixed(0).padStart(8)} req/s   p99 ${bare.p99} ms   errors ${bare.errors}`);
   console.log(`  GET /api/strategies (20, SQLite) ${ours.rps.toFixed(0).padStart(5)} req/s   p99 ${ours.p99} ms   errors ${ours.errors}`);
   console.log(`  ratio ${ratio.toFixed(2)}  (target >= 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'})`);

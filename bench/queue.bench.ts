@@ -55,14 +55,24 @@ async function measure(workerCount: number): Promise<{ perSecond: number; second
   const prefix = `stratbox-bench:${suffix}`;
   const url = new URL(DATABASE_URL);
   url.searchParams.set('schema', schema);
-  const env = { DATABASE_URL: url.toString(), REDIS_URL, STRATBOX_REDIS_PREFIX: prefix, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', STRATBOX_WORKER_CONCURRENCY: CONCURRENCY };
+  const env = {
+    DATABASE_URL: url.toString(),
+    REDIS_URL,
+    STRATBOX_REDIS_PREFIX: prefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    STRATBOX_WORKER_CONCURRENCY: CONCURRENCY,
+  };
   const children: ChildProcess[] = [];
   try {
     const { out } = await run(['src/cli.ts', 'create-user', 'bench'], env);
     const { apiKey } = JSON.parse(out.trim()) as { apiKey: string };
     const apiNode = await run(['src/main.ts'], { ...env, LOG_LEVEL: 'info', STRATBOX_ROLE: 'api' }, 'listening');
     children.push(apiNode.child);
-    const workers = await Promise.all(Array.from({ length: workerCount }, () => run(['src/main.ts'], { ...env, LOG_LEVEL: 'info', STRATBOX_ROLE: 'worker' }, 'worker ready')));
+    const workers = await Promise.all(
+      Array.from({ length: workerCount }, () => run(['src/main.ts'], { ...env, LOG_LEVEL: 'info', STRATBOX_ROLE: 'worker' }, 'worker ready')),
+    );
     children.push(...workers.map((w) => w.child));
     const client = createStratboxClient({ baseUrl: `http://127.0.0.1:${apiNode.line.port as number}`, apiKey });
     const strategyId = (await client.strategies.create({ body: { name: 'bench', source: SOURCE } })).id;
@@ -102,7 +112,9 @@ async function measure(workerCount: number): Promise<{ perSecond: number; second
 }
 
 async function main() {
-  console.log(`queue bench: ${BACKTESTS} backtests (${BODY.timeframe}, ${BODY.startDate}..${BODY.endDate}), worker concurrency ${CONCURRENCY}, ${availableParallelism()} cores`);
+  console.log(
+    `queue bench: ${BACKTESTS} backtests (${BODY.timeframe}, ${BODY.startDate}..${BODY.endDate}), worker concurrency ${CONCURRENCY}, ${availableParallelism()} cores`,
+  );
   // rounds alternate 1 and 2 workers and keep the best of each, so a burst of other load on the
   // machine hurts both sides alike
   const best = { 1: { perSecond: 0, seconds: 0 }, 2: { perSecond: 0, seconds: 0 } };

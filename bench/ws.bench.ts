@@ -105,11 +105,16 @@ async function openSockets(url: string, apiKey: string, count: number, parallel 
 }
 
 async function closeAll(sockets: WebSocket[]): Promise<void> {
-  await Promise.all(sockets.map((ws) => new Promise<void>((resolve) => {
-    if (ws.readyState === WebSocket.CLOSED) return resolve();
-    ws.once('close', () => resolve());
-    ws.close();
-  })));
+  await Promise.all(
+    sockets.map(
+      (ws) =>
+        new Promise<void>((resolve) => {
+          if (ws.readyState === WebSocket.CLOSED) return resolve();
+          ws.once('close', () => resolve());
+          ws.close();
+        }),
+    ),
+  );
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
@@ -144,14 +149,19 @@ async function runBench(): Promise<void> {
 
   // 2. fan-out to FANOUT of those sockets, subscribed to one channel
   const subscribers = sockets.slice(0, Math.min(FANOUT, sockets.length));
-  await Promise.all(subscribers.map((ws, i) => new Promise<void>((resolve, reject) => {
-    ws.once('message', (data) => {
-      const answer = JSON.parse(data.toString()) as { type: string };
-      if (answer.type === 'subscribed') resolve();
-      else reject(new Error(`subscribe failed: ${data.toString()}`));
-    });
-    ws.send(JSON.stringify({ type: 'subscribe', channel: ready.channel, id: `b${i}` }));
-  })));
+  await Promise.all(
+    subscribers.map(
+      (ws, i) =>
+        new Promise<void>((resolve, reject) => {
+          ws.once('message', (data) => {
+            const answer = JSON.parse(data.toString()) as { type: string };
+            if (answer.type === 'subscribed') resolve();
+            else reject(new Error(`subscribe failed: ${data.toString()}`));
+          });
+          ws.send(JSON.stringify({ type: 'subscribe', channel: ready.channel, id: `b${i}` }));
+        }),
+    ),
+  );
   let round = 0;
   let arrived = 0;
   let lastArrival = 0;
@@ -194,13 +204,23 @@ async function runBench(): Promise<void> {
   const p99 = quantile(perEvent, 0.99);
   console.log(`WebSocket benchmark (server in its own process, node ${process.version})`);
   console.log(`  idle sockets: ${IDLE} authenticated sockets opened in ${openSeconds.toFixed(1)} s`);
-  console.log(`    server RSS ${(before.rss / MB).toFixed(1)} MB -> ${(after.rss / MB).toFixed(1)} MB: ${(perSocket / 1000).toFixed(2)} kB per socket (JS heap + external: ${(heapPerSocket / 1000).toFixed(2)} kB)`);
+  console.log(
+    `    server RSS ${(before.rss / MB).toFixed(1)} MB -> ${(after.rss / MB).toFixed(1)} MB: ${(perSocket / 1000).toFixed(2)} kB per socket (JS heap + external: ${(heapPerSocket / 1000).toFixed(2)} kB)`,
+  );
   console.log(`    => ${per100MB.toLocaleString('en-US')} idle sockets per 100 MB  (target >= 10,000: ${per100MB >= 10_000 ? 'met' : 'NOT met'})`);
   console.log(`  fan-out: one event to ${subscribers.length} subscribed sockets (of ${IDLE} open), ${EVENTS} events`);
-  console.log(`    until the last socket has it: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${perEvent.at(-1)!.toFixed(2)} ms  (target p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'})`);
+  console.log(
+    `    until the last socket has it: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${perEvent.at(-1)!.toFixed(2)} ms  (target p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'})`,
+  );
   console.log(`    per delivery: p50 ${quantile(deliveries, 0.5).toFixed(2)} ms, p99 ${quantile(deliveries, 0.99).toFixed(2)} ms`);
-  console.log(`    of which the server's publish call (validate, serialize once, write to each socket): p50 ${quantile(sendLoop, 0.5).toFixed(2)} ms, p99 ${quantile(sendLoop, 0.99).toFixed(2)} ms`);
-  console.log(`  (clients and server share this machine's ${availableParallelism()} CPUs; load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+  console.log(
+    `    of which the server's publish call (validate, serialize once, write to each socket): p50 ${quantile(sendLoop, 0.5).toFixed(2)} ms, p99 ${quantile(sendLoop, 0.99).toFixed(2)} ms`,
+  );
+  console.log(
+    `  (clients and server share this machine's ${availableParallelism()} CPUs; load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
 
   await closeAll(sockets);
   child.disconnect();

@@ -155,16 +155,32 @@ try {
   mkdirSync(clientApp);
   writeFileSync(
     join(clientApp, 'package.json'),
-    JSON.stringify({ name: 'client-consumer', private: true, type: 'module', dependencies: { '@stratbox/client': tarballSpec('@stratbox/client') }, overrides: { '@stratbox/contract': tarballSpec('@stratbox/contract') } }, null, 2),
+    JSON.stringify(
+      {
+        name: 'client-consumer',
+        private: true,
+        type: 'module',
+        dependencies: { '@stratbox/client': tarballSpec('@stratbox/client') },
+        overrides: { '@stratbox/contract': tarballSpec('@stratbox/contract') },
+      },
+      null,
+      2,
+    ),
   );
   // Every package, as a server-side app installs them, with the consumer project of app/.
   const app = join(scratch, 'app');
   cpSync(join(HERE, 'app'), app, { recursive: true, filter: (src) => !/[\\/](dist|node_modules)$/.test(src) });
   const dependencies = Object.fromEntries(Object.keys(tarballs).map((name) => [name, tarballSpec(name)]));
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'stratbox-consumer', private: true, type: 'module', dependencies: { ...dependencies, ...THIRD_PARTY } }, null, 2));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'stratbox-consumer', private: true, type: 'module', dependencies: { ...dependencies, ...THIRD_PARTY } }, null, 2),
+  );
 
   // Install scripts (better-sqlite3's native build, the longest part) run apart, beside the compile.
-  await Promise.all([step('install @stratbox/client alone', () => npmInstall(clientApp)), step('install every package into a scratch app', () => npmInstall(app, ['--ignore-scripts']))]);
+  await Promise.all([
+    step('install @stratbox/client alone', () => npmInstall(clientApp)),
+    step('install every package into a scratch app', () => npmInstall(app, ['--ignore-scripts'])),
+  ]);
   const client = {};
   await Promise.all([
     step('run install scripts (better-sqlite3 builds from source)', () => runAsync('npm', ['rebuild', '--loglevel=error'], { cwd: app, env: NPM_ENV })),
@@ -175,7 +191,10 @@ try {
     step('measure the client install', () => {
       const installed = installedPackages(join(clientApp, 'node_modules'));
       client.total = [...installed.values()].reduce((a, b) => a + b, 0);
-      const list = [...installed].sort((a, b) => b[1] - a[1]).map(([name, size]) => `${name} ${mb(size)}`).join(', ');
+      const list = [...installed]
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, size]) => `${name} ${mb(size)}`)
+        .join(', ');
       console.log(`consumer-check: npm i @stratbox/client installs ${mb(client.total)}: ${list}`);
       const extra = [...installed.keys()].filter((name) => !CLIENT_ALLOWED.has(name));
       if (extra.length) fail(`@stratbox/client installs more than the client, the contract and zod: ${extra.join(', ')}`);
@@ -195,7 +214,9 @@ try {
           metafile: true,
           logLevel: 'silent',
         });
-        const serverSide = Object.keys(result.metafile.inputs).filter((input) => !/node_modules\/(@stratbox\/(client|contract)|zod)\/|bundle-entry\.js$/.test(input));
+        const serverSide = Object.keys(result.metafile.inputs).filter(
+          (input) => !/node_modules\/(@stratbox\/(client|contract)|zod)\/|bundle-entry\.js$/.test(input),
+        );
         if (serverSide.length) fail(`the browser bundle of the client holds more than the client, the contract and zod: ${serverSide.join(', ')}`);
         const code = result.outputFiles[0].contents;
         client.gzipped = gzipSync(code, { level: 9 }).length;
@@ -207,44 +228,54 @@ try {
   await step('embed core on SQLite', () => {
     process.stdout.write(run(process.execPath, [join(app, 'dist', 'embed.js')], { cwd: app, timeout: 120_000 }));
   });
-  const mounted = await step('mount the router in an Express 5 app', () =>
-    new Promise((resolve, reject) => {
-      server = spawn(process.execPath, [join(app, 'dist', 'mount.js')], { cwd: app, stdio: ['pipe', 'pipe', 'inherit'] });
-      let out = '';
-      const timer = setTimeout(() => reject(new Error('consumer-check: the mounted app did not get ready within 60 s')), 60_000);
-      server.stdout.on('data', (chunk) => {
-        out += chunk;
-        const line = out.split('\n').find((l) => l.startsWith('READY '));
-        if (line) {
+  const mounted = await step(
+    'mount the router in an Express 5 app',
+    () =>
+      new Promise((resolve, reject) => {
+        server = spawn(process.execPath, [join(app, 'dist', 'mount.js')], { cwd: app, stdio: ['pipe', 'pipe', 'inherit'] });
+        let out = '';
+        const timer = setTimeout(() => reject(new Error('consumer-check: the mounted app did not get ready within 60 s')), 60_000);
+        server.stdout.on('data', (chunk) => {
+          out += chunk;
+          const line = out.split('\n').find((l) => l.startsWith('READY '));
+          if (line) {
+            clearTimeout(timer);
+            resolve(JSON.parse(line.slice('READY '.length)));
+          }
+        });
+        server.once('exit', (code) => {
           clearTimeout(timer);
-          resolve(JSON.parse(line.slice('READY '.length)));
-        }
-      });
-      server.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`consumer-check: the mounted app exited with ${code}:\n${out}`));
-      });
-    }),
+          reject(new Error(`consumer-check: the mounted app exited with ${code}:\n${out}`));
+        });
+      }),
   );
   console.log(`consumer-check: mount: the router answers at ${mounted.url}`);
   for (const note of mounted.notes) console.log(`consumer-check: NOTE mount: ${note}`);
   await step('call the running service with the client (client-only install)', () => {
     for (const file of ['call.js', 'shared.js']) cpSync(join(app, 'dist', file), join(clientApp, file));
     process.stdout.write(
-      run(process.execPath, [join(clientApp, 'call.js')], { cwd: clientApp, timeout: 120_000, env: { ...process.env, STRATBOX_URL: mounted.url, STRATBOX_API_KEY: mounted.apiKey } }),
+      run(process.execPath, [join(clientApp, 'call.js')], {
+        cwd: clientApp,
+        timeout: 120_000,
+        env: { ...process.env, STRATBOX_URL: mounted.url, STRATBOX_API_KEY: mounted.apiKey },
+      }),
     );
   });
-  await step('stop the mounted app', () =>
-    new Promise((resolve) => {
-      server.removeAllListeners('exit');
-      server.once('exit', resolve);
-      server.stdin.end();
-    }),
+  await step(
+    'stop the mounted app',
+    () =>
+      new Promise((resolve) => {
+        server.removeAllListeners('exit');
+        server.once('exit', resolve);
+        server.stdin.end();
+      }),
   );
   server = undefined;
 
   console.log(`consumer-check: passed in ${seconds(Date.now() - started)} (${timings.map(([name, ms]) => `${name}: ${seconds(ms)}`).join('; ')})`);
-  console.log(`consumer-check: @stratbox/client installed ${mb(client.total)} (limit ${mb(CLIENT_MAX_INSTALLED)}), browser bundle ${kb(client.gzipped)} gzipped (limit ${kb(CLIENT_MAX_GZIPPED)})`);
+  console.log(
+    `consumer-check: @stratbox/client installed ${mb(client.total)} (limit ${mb(CLIENT_MAX_INSTALLED)}), browser bundle ${kb(client.gzipped)} gzipped (limit ${kb(CLIENT_MAX_GZIPPED)})`,
+  );
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   console.error(`consumer-check: FAILED after ${seconds(Date.now() - started)}; scratch directory ${scratch}`);

@@ -16,9 +16,15 @@ describe('a server restart never leaves a backtest stuck in running', () => {
     const user = await createUserWithCli('ops', env);
     let client = createStratboxClient({ baseUrl: server.baseUrl, apiKey: user.apiKey });
     // Busy enough (several seconds for half a year of 1m candles, on a loaded machine too) to be killed mid-run.
-    const s = await client.strategies.create({ body: { name: 'busy', source: 'export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 1500; i++) x += i; }' } });
-    const running = await client.backtests.create({ body: { strategyId: s.id, symbols: ['BTC/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-06-30', timeframe: '1m' } });
-    const queued = await client.backtests.create({ body: { strategyId: s.id, symbols: ['ETH/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-01-10', timeframe: '5m' } });
+    const s = await client.strategies.create({
+      body: { name: 'busy', source: 'export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 1500; i++) x += i; }' },
+    });
+    const running = await client.backtests.create({
+      body: { strategyId: s.id, symbols: ['BTC/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-06-30', timeframe: '1m' },
+    });
+    const queued = await client.backtests.create({
+      body: { strategyId: s.id, symbols: ['ETH/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-01-10', timeframe: '5m' },
+    });
     for (let i = 0; i < 1200; i++) {
       if ((await client.backtests.get({ params: { id: running.id } })).status === 'running') break;
       await new Promise((r) => setTimeout(r, 25));

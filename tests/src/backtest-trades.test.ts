@@ -94,7 +94,9 @@ describe('backtest trades over HTTP, with a cap of 30 stored trades', () => {
     const slow = await alice.strategies.create({
       body: { name: 'slow', source: 'export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 20000; i++) x += i; }' },
     });
-    const b = await alice.backtests.create({ body: { strategyId: slow.id, symbols: [SYMBOLS[0]!], startDate: '2024-01-01', endDate: '2024-12-31', timeframe: '1m' } });
+    const b = await alice.backtests.create({
+      body: { strategyId: slow.id, symbols: [SYMBOLS[0]!], startDate: '2024-01-01', endDate: '2024-12-31', timeframe: '1m' },
+    });
     expect(await alice.backtests.trades({ params: { id: b.id } })).toEqual({ trades: [], nextCursor: null });
     const detail = await alice.backtests.get({ params: { id: b.id } });
     expect(detail).toMatchObject({ trades: null, tradeCount: null, storedTradeCount: null, tradesTruncated: null });

@@ -74,13 +74,16 @@ describe('backtests over HTTP', () => {
     expect(done.startedAt! >= done.createdAt && done.finishedAt! >= done.startedAt!).toBe(true);
 
     const ref = simulateSmaCrossover({ [SYMBOLS[0]!]: btc.candles, [SYMBOLS[1]!]: eth.candles }, SYMBOLS, {
-      fast: 5, slow: 20, quantity: { [SYMBOLS[0]!]: qtyA, [SYMBOLS[1]!]: qtyB }, taker: fees.taker, slippage, initialCapital: 10_000,
+      fast: 5,
+      slow: 20,
+      quantity: { [SYMBOLS[0]!]: qtyA, [SYMBOLS[1]!]: qtyB },
+      taker: fees.taker,
+      slippage,
+      initialCapital: 10_000,
     });
     expect(ref.trades.length).toBeGreaterThan(10);
     const byExit = <T extends { exitTime: string; symbol: string }>(a: T, b: T) => a.exitTime.localeCompare(b.exitTime) || a.symbol.localeCompare(b.symbol);
-    const expectedTrades = ref.trades
-      .map((t) => ({ ...t, entryTime: iso(t.entryTime), exitTime: iso(t.exitTime) }))
-      .sort(byExit);
+    const expectedTrades = ref.trades.map((t) => ({ ...t, entryTime: iso(t.entryTime), exitTime: iso(t.exitTime) })).sort(byExit);
     // every stored trade, through the paged route (the detail keeps only the first ones)
     expect(done).toMatchObject({ tradeCount: ref.trades.length, storedTradeCount: ref.trades.length, tradesTruncated: false });
     const paged: NonNullable<BacktestDetail['trades']> = [];
@@ -94,7 +97,12 @@ describe('backtests over HTTP', () => {
     expect(actualTrades).toHaveLength(expectedTrades.length);
     actualTrades.forEach((t, i) => {
       const e = expectedTrades[i]!;
-      expect({ symbol: t.symbol, side: t.side, entryTime: t.entryTime, exitTime: t.exitTime }).toEqual({ symbol: e.symbol, side: e.side, entryTime: e.entryTime, exitTime: e.exitTime });
+      expect({ symbol: t.symbol, side: t.side, entryTime: t.entryTime, exitTime: t.exitTime }).toEqual({
+        symbol: e.symbol,
+        side: e.side,
+        entryTime: e.entryTime,
+        exitTime: e.exitTime,
+      });
       expect(t.entryPrice).toBeCloseTo(e.entryPrice, 6);
       expect(t.exitPrice).toBeCloseTo(e.exitPrice, 6);
       expect(t.quantity).toBeCloseTo(e.quantity, 9);
@@ -133,7 +141,9 @@ describe('backtests over HTTP', () => {
     const before = (await client.backtests.list()).backtests.length;
     const bad: Array<Record<string, string>> = [{ fast: 'ten' }, { fast: '1' }, { nope: '1' }, { fast: '0x10' }];
     for (const params of bad) {
-      const error = (await client.backtests.create({ body: { strategyId, symbols: SYMBOLS, ...RANGE, params } }).catch((e: unknown) => e)) as StratboxClientError;
+      const error = (await client.backtests
+        .create({ body: { strategyId, symbols: SYMBOLS, ...RANGE, params } })
+        .catch((e: unknown) => e)) as StratboxClientError;
       expect(error).toBeInstanceOf(StratboxClientError);
       expect(error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
       expect(JSON.stringify(error.details)).toContain(`params.${Object.keys(params)[0]}`);
@@ -171,10 +181,14 @@ describe('backtests over HTTP', () => {
   });
 
   it('reports a syntax error at create and update with line and column', async () => {
-    const error = (await client.strategies.create({ body: { name: 'broken', source: 'export function onCandle(ctx, c) {\n  if (x > ) {}\n}' } }).catch((e: unknown) => e)) as StratboxClientError;
+    const error = (await client.strategies
+      .create({ body: { name: 'broken', source: 'export function onCandle(ctx, c) {\n  if (x > ) {}\n}' } })
+      .catch((e: unknown) => e)) as StratboxClientError;
     expect(error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
     expect(error.details).toEqual([expect.objectContaining({ path: 'source', line: 2, column: expect.any(Number) })]);
-    const noHandler = (await client.strategies.update({ params: { id: strategyId }, body: { source: 'export const x = 1;' } }).catch((e: unknown) => e)) as StratboxClientError;
+    const noHandler = (await client.strategies
+      .update({ params: { id: strategyId }, body: { source: 'export const x = 1;' } })
+      .catch((e: unknown) => e)) as StratboxClientError;
     expect(noHandler).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
     expect(noHandler.message).toMatch(/onCandle/);
     expect((await client.strategies.get({ params: { id: strategyId } })).version).toBe(1);
@@ -191,7 +205,9 @@ describe('backtests over HTTP', () => {
     const slow = await client.strategies.create({
       body: { name: 'slow', source: 'export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 20000; i++) x += i; }' },
     });
-    const b = await client.backtests.create({ body: { strategyId: slow.id, symbols: [SYMBOLS[0]!], startDate: '2024-01-01', endDate: '2024-12-31', timeframe: '1m' } });
+    const b = await client.backtests.create({
+      body: { strategyId: slow.id, symbols: [SYMBOLS[0]!], startDate: '2024-01-01', endDate: '2024-12-31', timeframe: '1m' },
+    });
     for (let i = 0; i < 200 && (await client.backtests.get({ params: { id: b.id } })).status !== 'running'; i++) await new Promise((r) => setTimeout(r, 25));
     const t0 = Date.now();
     const cancelled = await client.backtests.cancel({ params: { id: b.id } });

@@ -21,7 +21,11 @@ const VALID_BODIES: Partial<Record<RouteKey, Record<string, unknown>>> = {
 
 const PARAM_KIND: Record<string, keyof typeof ID_PREFIXES> = { reviewId: 'review' };
 const KIND_BY_GROUP: Record<string, keyof typeof ID_PREFIXES> = {
-  strategies: 'strategy', backtests: 'backtest', deployments: 'deployment', credentials: 'credential', marketplace: 'listing',
+  strategies: 'strategy',
+  backtests: 'backtest',
+  deployments: 'deployment',
+  credentials: 'credential',
+  marketplace: 'listing',
 };
 
 function pathFor(key: RouteKey, route: RouteDef, badId = false): string {
@@ -69,7 +73,10 @@ describe('every route answers bad input with the documented 4xx, never a 500', (
   }
 
   it('the walk covers every client route', () => {
-    const withBody = walked.filter(([, r]) => r.body).map(([k]) => k).sort();
+    const withBody = walked
+      .filter(([, r]) => r.body)
+      .map(([k]) => k)
+      .sort();
     expect(withBody).toEqual(Object.keys(VALID_BODIES).sort());
     expect(walked.length).toBeGreaterThanOrEqual(37);
   });

@@ -86,7 +86,9 @@ describe('billing over HTTP (local provider)', () => {
     expect(await missing.json()).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
     const tampered = await postWebhook(signed.body.replace('"cancelAtPeriodEnd":true', '"cancelAtPeriodEnd":false'), signed.headers);
     expect(tampered.status).toBe(400);
-    const forged = createLocalBillingProvider({ store: createMemoryStore(), clock: { now: () => new Date() }, webhookSecret: 'not-the-secret' }).signEvent(event);
+    const forged = createLocalBillingProvider({ store: createMemoryStore(), clock: { now: () => new Date() }, webhookSecret: 'not-the-secret' }).signEvent(
+      event,
+    );
     expect((await postWebhook(forged.body, forged.headers)).status).toBe(400);
     expect((await alice.client.billing.subscription()).cancelAtPeriodEnd).toBe(false);
 
@@ -96,7 +98,12 @@ describe('billing over HTTP (local provider)', () => {
     expect((await alice.client.billing.subscription()).cancelAtPeriodEnd).toBe(true);
 
     // An older event after it changes nothing; a replay of an event changes nothing.
-    const older = signer.signEvent({ ...event, id: `${event.id}_old`, created: new Date(Date.now() - 60_000).toISOString(), data: { ...event.data, cancelAtPeriodEnd: false } });
+    const older = signer.signEvent({
+      ...event,
+      id: `${event.id}_old`,
+      created: new Date(Date.now() - 60_000).toISOString(),
+      data: { ...event.data, cancelAtPeriodEnd: false },
+    });
     expect((await postWebhook(older.body, older.headers)).status).toBe(200);
     expect((await alice.client.billing.subscription()).cancelAtPeriodEnd).toBe(true);
     const resume = signer.signEvent({ ...event, id: `${event.id}_resume`, data: { ...event.data, cancelAtPeriodEnd: false } });

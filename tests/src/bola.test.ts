@@ -23,7 +23,10 @@ describe('strategies are scoped to their owner', () => {
   afterAll(() => service.close());
 
   async function expect404(call: Promise<unknown>) {
-    const error = await call.then(() => null, (e: unknown) => e);
+    const error = await call.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(StratboxClientError);
     expect((error as StratboxClientError).status).toBe(404);
     expect((error as StratboxClientError).code).toBe('NOT_FOUND');

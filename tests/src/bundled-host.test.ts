@@ -47,7 +47,11 @@ await stratbox.close();
 const EXTERNAL = ['better-sqlite3', 'pg', 'ccxt', 'stripe', 'esbuild', '@jitl/*'];
 
 /** A package's name from an import path (`@jitl/x/wasm` -> `@jitl/x`). */
-const packageName = (path: string) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
+const packageName = (path: string) =>
+  path
+    .split('/')
+    .slice(0, path.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** The workspace's installed copy of a package, searched from the packages that depend on it. */
 function installedDir(name: string): string {
@@ -92,7 +96,9 @@ describe('a host app bundled with esbuild', () => {
     const outputs = result.metafile.outputs;
     // core is in the bundle, not an import of it
     expect(Object.keys(result.metafile.inputs).some((i) => i.includes('packages/core/src/create-stratbox.ts'))).toBe(true);
-    const externals = new Set(Object.values(outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => packageName(i.path))));
+    const externals = new Set(
+      Object.values(outputs).flatMap((o) => o.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => packageName(i.path))),
+    );
     expect([...externals].some((name) => name.startsWith('@stratbox/'))).toBe(false);
 
     // "npm install" of the externals next to the bundle

@@ -34,7 +34,10 @@ describe('the stratbox CLI', () => {
     const query = new URLSearchParams({ symbol, timeframe: '1h', startDate, endDate });
     const response = await fetch(`${server.baseUrl}/api/market-data/candles?${query}`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(response.status).toBe(200);
-    return (await response.json()) as { source: string; candles: Array<{ time: string; open: number; high: number; low: number; close: number; volume: number }> };
+    return (await response.json()) as {
+      source: string;
+      candles: Array<{ time: string; open: number; high: number; low: number; close: number; volume: number }>;
+    };
   }
 
   it('create-user prints only JSON on stdout, also through `pnpm cli` (no pnpm banner)', async () => {
@@ -43,7 +46,11 @@ describe('the stratbox CLI', () => {
     expect(JSON.parse(direct.stdout)).toEqual({ userId: expect.stringMatching(/^usr_/), apiKey: expect.stringMatching(/^sbx_/) });
 
     const viaPnpm = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
-      const child = spawn('npx', ['-y', 'pnpm@10', 'cli', 'create-user', 'carol'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+      const child = spawn('npx', ['-y', 'pnpm@10', 'cli', 'create-user', 'carol'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       child.once('error', reject);
@@ -64,7 +71,8 @@ describe('the stratbox CLI', () => {
   it('import-csv places columns by a reordered header with quoted fields', async () => {
     const file = join(data.dir, 'sol.csv');
     const rows = ['"Volume","Close","note","Low","High","Timestamp","Open"'];
-    for (let i = 0; i < 24; i++) rows.push(`${10 + i},"${100.5 + i}","row ${i}, ""quoted""",${99 + i},${101 + i},${new Date(T0 + i * HOUR).toISOString()},${100 + i}`);
+    for (let i = 0; i < 24; i++)
+      rows.push(`${10 + i},"${100.5 + i}","row ${i}, ""quoted""",${99 + i},${101 + i},${new Date(T0 + i * HOUR).toISOString()},${100 + i}`);
     writeFileSync(file, rows.join('\r\n') + '\r\n');
 
     const result = await runCli(['import-csv', 'SOL/USDT:USDT', '1h', file, '--json'], env);
@@ -80,7 +88,11 @@ describe('the stratbox CLI', () => {
   it("import-csv reads Binance's 12-column kline file, and prints a table by default", async () => {
     const file = join(data.dir, 'XRPUSDT-1h-2024-01-01.csv');
     // data.binance.vision's layout, without a header, open times in microseconds (as its spot files since 2025)
-    const rows = Array.from({ length: 24 }, (_, i) => fakeBinanceKline(T0 + i * HOUR).map((v, k) => (k === 0 ? Number(v) * 1000 : v)).join(','));
+    const rows = Array.from({ length: 24 }, (_, i) =>
+      fakeBinanceKline(T0 + i * HOUR)
+        .map((v, k) => (k === 0 ? Number(v) * 1000 : v))
+        .join(','),
+    );
     writeFileSync(file, rows.join('\n') + '\n');
 
     const result = await runCli(['import-csv', 'XRP/USDT:USDT', '1h', file], env);
@@ -149,7 +161,21 @@ export function onCandle(ctx, c) {
   else if (f < s && ctx.position(c.symbol)) ctx.close(c.symbol);
 }
 `;
-    const backtestArgs = (file: string) => ['backtest', file, '--url', server.baseUrl, '--symbols', 'BTC/USDT:USDT', 'ETH/USDT:USDT', '--from', '2024-01-01', '--to', '2024-03-31', '--param', 'fast=8'];
+    const backtestArgs = (file: string) => [
+      'backtest',
+      file,
+      '--url',
+      server.baseUrl,
+      '--symbols',
+      'BTC/USDT:USDT',
+      'ETH/USDT:USDT',
+      '--from',
+      '2024-01-01',
+      '--to',
+      '2024-03-31',
+      '--param',
+      'fast=8',
+    ];
 
     it('creates the strategy, shows progress from the WebSocket channel and prints a metrics table', async () => {
       const file = join(data.dir, 'sma-cross.js');
@@ -170,7 +196,12 @@ export function onCandle(ctx, c) {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/strategy sma-cross \(str_[\w-]+\) at version 2/);
       expect(result.stderr).not.toContain('%');
-      const detail = JSON.parse(result.stdout) as { status: string; strategyVersion: number; params: Record<string, unknown>; metrics: { tradeCount: number; perSymbol: Record<string, unknown> } };
+      const detail = JSON.parse(result.stdout) as {
+        status: string;
+        strategyVersion: number;
+        params: Record<string, unknown>;
+        metrics: { tradeCount: number; perSymbol: Record<string, unknown> };
+      };
       expect(detail).toMatchObject({ status: 'completed', strategyVersion: 2, symbols: ['BTC/USDT:USDT', 'ETH/USDT:USDT'] });
       expect(Object.keys(detail.metrics.perSymbol).sort()).toEqual(['BTC/USDT:USDT', 'ETH/USDT:USDT']);
 

@@ -1,5 +1,12 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createStratboxClient, type DeploymentOrderList, type DeploymentPositions, type LogPageData, type RouteInput, type StrategyDetail } from '@stratbox/client';
+import {
+  createStratboxClient,
+  type DeploymentOrderList,
+  type DeploymentPositions,
+  type LogPageData,
+  type RouteInput,
+  type StrategyDetail,
+} from '@stratbox/client';
 
 /**
  * Type-level tests: `pnpm typecheck` (part of `pnpm test`) compiles this file, and every

@@ -32,7 +32,10 @@ const createBody = (overrides: Record<string, unknown> = {}) => ({
 });
 
 async function expect404(call: Promise<unknown>, id: string) {
-  const error = await call.then(() => null, (e: unknown) => e);
+  const error = await call.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(StratboxClientError);
   expect((error as StratboxClientError).status).toBe(404);
   expect((error as StratboxClientError).code).toBe('NOT_FOUND');
@@ -56,10 +59,23 @@ describe('credentials are scoped to their owner', () => {
 
   it('a paper credential needs no key or secret (no key hint); any other exchange answers 400 naming each missing one', async () => {
     const paper = await alice.credentials.create({ body: { exchange: 'paper', label: 'Paper, no keys' } });
-    expect(paper).toEqual({ id: expect.stringMatching(/^cred_/), exchange: 'paper', label: 'Paper, no keys', testnet: false, keyHint: '', createdAt: expect.any(String) });
+    expect(paper).toEqual({
+      id: expect.stringMatching(/^cred_/),
+      exchange: 'paper',
+      label: 'Paper, no keys',
+      testnet: false,
+      keyHint: '',
+      createdAt: expect.any(String),
+    });
     expect(await alice.credentials.get({ params: { id: paper.id } })).toEqual(paper);
-    for (const body of [{ exchange: 'binanceusdm', label: 'no keys' }, { exchange: 'bybit', label: 'no secret', apiKey: API_KEY }]) {
-      const error = await alice.credentials.create({ body }).then(() => null, (e: unknown) => e as StratboxClientError);
+    for (const body of [
+      { exchange: 'binanceusdm', label: 'no keys' },
+      { exchange: 'bybit', label: 'no secret', apiKey: API_KEY },
+    ]) {
+      const error = await alice.credentials.create({ body }).then(
+        () => null,
+        (e: unknown) => e as StratboxClientError,
+      );
       expect(error?.status).toBe(400);
       expect(error?.code).toBe('VALIDATION_FAILED');
       const missing = 'apiKey' in body ? ['body.secret'] : ['body.apiKey', 'body.secret'];
@@ -134,8 +150,12 @@ describe('credential secrets never leave the server', () => {
     // Everything the process prints while the requests run is captured as well.
     const out = process.stdout.write.bind(process.stdout);
     const err = process.stderr.write.bind(process.stderr);
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (lines.push(String(chunk)), out(chunk as string, ...(rest as [])))) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (lines.push(String(chunk)), err(chunk as string, ...(rest as [])))) as typeof process.stderr.write;
+    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (
+      lines.push(String(chunk)), out(chunk as string, ...(rest as []))
+    )) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => (
+      lines.push(String(chunk)), err(chunk as string, ...(rest as []))
+    )) as typeof process.stderr.write;
     restore = () => {
       process.stdout.write = out;
       process.stderr.write = err;
@@ -234,8 +254,16 @@ describe('an exchange that echoes the API key back in any form', () => {
 
   it('fails the deployment with a clear reason; no error, log line, API answer or server log holds the key in any encoding', async () => {
     const credential = (await send('POST', '/api/credentials', { exchange: 'binanceusdm', label: 'echo', apiKey: KEY, secret: SECRET })) as { id: string };
-    const strategy = (await send('POST', '/api/strategies', { name: 'buyer', source: "export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, c) { ctx.buy(c.symbol, { quantity: 0.01 }); }\n" })) as { id: string };
-    const created = (await send('POST', '/api/deployments', { strategyId: strategy.id, credentialId: credential.id, symbols: ['BTC/USDT:USDT'], params: {} })) as { id: string };
+    const strategy = (await send('POST', '/api/strategies', {
+      name: 'buyer',
+      source: "export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, c) { ctx.buy(c.symbol, { quantity: 0.01 }); }\n",
+    })) as { id: string };
+    const created = (await send('POST', '/api/deployments', {
+      strategyId: strategy.id,
+      credentialId: credential.id,
+      symbols: ['BTC/USDT:USDT'],
+      params: {},
+    })) as { id: string };
     const failed = await waitFor('the deployment to fail', async () => {
       const d = (await send('GET', `/api/deployments/${created.id}`)) as { status: string; error: { code: string; message: string } | null };
       return d.status === 'failed' ? d : null;

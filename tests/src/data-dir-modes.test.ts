@@ -13,13 +13,14 @@ import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess 
  */
 
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
-const parsed = (lines: string[]) => lines.flatMap((line) => {
-  try {
-    return [JSON.parse(line) as Record<string, unknown>];
-  } catch {
-    return [];
-  }
-});
+const parsed = (lines: string[]) =>
+  lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
 
 describe.skipIf(process.platform === 'win32')('data directory permissions', () => {
   const temp = tempDataDir();

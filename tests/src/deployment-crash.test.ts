@@ -49,7 +49,9 @@ describe('a deployment survives SIGKILL with an order in flight', () => {
     server = await startServerProcess(env);
     const { apiKey } = await createUserWithCli('alice', env);
     let client: StratboxClient = createStratboxClient({ baseUrl: server.baseUrl, apiKey });
-    const credentialId = (await client.credentials.create({ body: { exchange: 'binanceusdm', label: 'fake', apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET } })).id;
+    const credentialId = (
+      await client.credentials.create({ body: { exchange: 'binanceusdm', label: 'fake', apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET } })
+    ).id;
     const strategyId = (await client.strategies.create({ body: { name: 'buy once', source: SOURCE } })).id;
     const deployment = await client.deployments.create({ body: { strategyId, credentialId, symbols: [SYMBOL], params: {} } });
 
@@ -85,7 +87,12 @@ describe('a deployment survives SIGKILL with an order in flight', () => {
       const userId = (await store.deployments.listByStatus(['running'], 10)).find((d) => d.id === deployment.id)!.userId;
       const recorded = await store.orders.listByDeployment(userId, deployment.id, { limit: 100 });
       expect(recorded).toHaveLength(1);
-      expect(recorded[0]).toMatchObject({ clientOrderId: onExchange!.clientOrderId, exchangeOrderId: String(onExchange!.orderId), status: 'filled', filledQuantity: 0.01 });
+      expect(recorded[0]).toMatchObject({
+        clientOrderId: onExchange!.clientOrderId,
+        exchangeOrderId: String(onExchange!.orderId),
+        status: 'filled',
+        filledQuantity: 0.01,
+      });
     } finally {
       await store.close();
     }

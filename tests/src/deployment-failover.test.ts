@@ -74,7 +74,9 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     const [apiNode, ...workers] = started as [Node, Node, Node];
     api = apiNode;
     client = createStratboxClient({ baseUrl: api.baseUrl!, apiKey });
-    const credentialId = (await client.credentials.create({ body: { exchange: 'binanceusdm', label: 'fake', apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET } })).id;
+    const credentialId = (
+      await client.credentials.create({ body: { exchange: 'binanceusdm', label: 'fake', apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET } })
+    ).id;
     const strategyId = (await client.strategies.create({ body: { name: 'keep buying', source: SOURCE } })).id;
     const deployment = await client.deployments.create({ body: { strategyId, credentialId, symbols: [SYMBOL], params: {} } });
     firstDeploymentId = deployment.id;
@@ -87,7 +89,11 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     expect(api.logs('deployment lease acquired')).toEqual([]);
 
     const orderPosts = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/fapi/v1/order');
-    await waitFor('the deployment to be running and trading', async () => (await client.deployments.get({ params: { id: deployment.id } })).status === 'running' && orderPosts().length >= 2, 30_000);
+    await waitFor(
+      'the deployment to be running and trading',
+      async () => (await client.deployments.get({ params: { id: deployment.id } })).status === 'running' && orderPosts().length >= 2,
+      30_000,
+    );
     expect(acquired(other)).toEqual([]);
 
     const killedAt = Date.now();
@@ -102,7 +108,10 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     // It runs there: resumed through the restart path, and trading again.
     await waitFor(
       'the deployment to resume on the other worker',
-      async () => (await client.deployments.logs({ params: { id: deployment.id }, query: { limit: 1000 } })).some((l) => l.message.startsWith('Deployment resumed after a restart')),
+      async () =>
+        (await client.deployments.logs({ params: { id: deployment.id }, query: { limit: 1000 } })).some((l) =>
+          l.message.startsWith('Deployment resumed after a restart'),
+        ),
       10_000,
     );
     await waitFor('new orders from the other worker', () => orderPosts().length >= postsAtKill + 2, 15_000);
@@ -127,7 +136,10 @@ describe.runIf(available)('deployment failover: 1 API process and 2 workers on P
     const credentialId = (await client.credentials.create({ body: { exchange: 'paper', label: 'paper', apiKey: 'paper-key', secret: 'paper-secret' } })).id;
     const strategyId = (
       await client.strategies.create({
-        body: { name: 'buy once', source: `export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, c) { if (!ctx.position(c.symbol) && ctx.orders(c.symbol).length === 0) ctx.buy(c.symbol, { quantity: 0.01 }); }` },
+        body: {
+          name: 'buy once',
+          source: `export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, c) { if (!ctx.position(c.symbol) && ctx.orders(c.symbol).length === 0) ctx.buy(c.symbol, { quantity: 0.01 }); }`,
+        },
       })
     ).id;
     const deployment = await client.deployments.create({ body: { strategyId, credentialId, symbols: [SYMBOL], params: {} } });

@@ -67,7 +67,9 @@ describe('deployment orders, positions and logs over HTTP', () => {
   });
 
   const ordersPage = (limit: number, cursor?: string) =>
-    alice.client.deployments.orders({ params: { id: deploymentId }, query: { limit, ...(cursor ? { cursor } : {}) } }).then((p) => ({ items: p.orders, nextCursor: p.nextCursor }));
+    alice.client.deployments
+      .orders({ params: { id: deploymentId }, query: { limit, ...(cursor ? { cursor } : {}) } })
+      .then((p) => ({ items: p.orders, nextCursor: p.nextCursor }));
 
   async function paperGateway(): Promise<ExchangeGateway> {
     const credential = await svc.stratbox.credentials.openSecrets(alice.userId, credentialId);
@@ -75,10 +77,14 @@ describe('deployment orders, positions and logs over HTTP', () => {
   }
 
   it('lists the orders newest first in pages with no duplicate or gap, each as the orders channel carries it', async () => {
-    const all = await waitFor('ten filled orders', async () => {
-      const { orders } = await alice.client.deployments.orders({ params: { id: deploymentId }, query: { limit: 200 } });
-      return orders.length === 10 && orders.every((o) => o.status === 'filled') ? orders : null;
-    }, 60_000);
+    const all = await waitFor(
+      'ten filled orders',
+      async () => {
+        const { orders } = await alice.client.deployments.orders({ params: { id: deploymentId }, query: { limit: 200 } });
+        return orders.length === 10 && orders.every((o) => o.status === 'filled') ? orders : null;
+      },
+      60_000,
+    );
     for (const limit of [1, 3, 4, 10]) {
       const pages = await allPages((cursor) => ordersPage(limit, cursor));
       expect(pages.slice(0, -1).every((p) => p.length === limit)).toBe(true);
@@ -87,10 +93,32 @@ describe('deployment orders, positions and logs over HTTP', () => {
     // Newest first: the same order as the Store's, which is newest first by (createdAt, id).
     const stored = await svc.stratbox.store.orders.listByDeployment(alice.userId, deploymentId, { limit: 100 });
     expect(all.map((o) => o.id)).toEqual(stored.map((o) => o.id));
-    expect(Object.keys(all[0]!).sort()).toEqual(['averagePrice', 'exchangeOrderId', 'fee', 'filledQuantity', 'id', 'price', 'quantity', 'side', 'status', 'symbol', 'type', 'updatedAt']);
+    expect(Object.keys(all[0]!).sort()).toEqual([
+      'averagePrice',
+      'exchangeOrderId',
+      'fee',
+      'filledQuantity',
+      'id',
+      'price',
+      'quantity',
+      'side',
+      'status',
+      'symbol',
+      'type',
+      'updatedAt',
+    ]);
     for (const symbol of SYMBOLS) {
-      expect(all.filter((o) => o.symbol === symbol).reverse().map((o) => [o.side, o.filledQuantity])).toEqual([
-        ['buy', 0.03], ['buy', 0.01], ['sell', 0.02], ['sell', 0.04], ['buy', 0.01],
+      expect(
+        all
+          .filter((o) => o.symbol === symbol)
+          .reverse()
+          .map((o) => [o.side, o.filledQuantity]),
+      ).toEqual([
+        ['buy', 0.03],
+        ['buy', 0.01],
+        ['sell', 0.02],
+        ['sell', 0.04],
+        ['buy', 0.01],
       ]);
     }
     const bad = await failure(alice.client.deployments.orders({ params: { id: deploymentId }, query: { cursor: 'not-a-cursor' } }));
@@ -126,12 +154,22 @@ describe('deployment orders, positions and logs over HTTP', () => {
       expect(pnl.realizedPnl).toBeCloseTo(gross - fees, 8);
     }
     expect(answer.bySymbol.map((s) => s.symbol)).toEqual(SYMBOLS);
-    expect(answer.realizedPnl).toBeCloseTo(answer.bySymbol.reduce((sum, s) => sum + s.realizedPnl, 0), 10);
-    expect(answer.unrealizedPnl).toBeCloseTo(answer.positions.reduce((sum, p) => sum + p.unrealizedPnl!, 0), 10);
+    expect(answer.realizedPnl).toBeCloseTo(
+      answer.bySymbol.reduce((sum, s) => sum + s.realizedPnl, 0),
+      10,
+    );
+    expect(answer.unrealizedPnl).toBeCloseTo(
+      answer.positions.reduce((sum, p) => sum + p.unrealizedPnl!, 0),
+      10,
+    );
   }, 60_000);
 
   it('pages the log: the bare array, the next cursor in X-Next-Cursor, every entry once and in order', async () => {
-    await waitFor('a log of more than 20 entries', async () => (await alice.client.deployments.logs({ params: { id: deploymentId }, query: { limit: 1000 } })).length > 20, 60_000);
+    await waitFor(
+      'a log of more than 20 entries',
+      async () => (await alice.client.deployments.logs({ params: { id: deploymentId }, query: { limit: 1000 } })).length > 20,
+      60_000,
+    );
     // Raw HTTP: the body stays the SPEC's bare array; the cursor is in X-Next-Cursor, none on the last page.
     const url = `${svc.baseUrl}/api/deployments/${deploymentId}/logs`;
     const headers = { authorization: `Bearer ${alice.apiKey}` };
@@ -175,7 +213,9 @@ describe('deployment orders, positions and logs over HTTP', () => {
     expect(whole.length).toBeGreaterThan(20);
     for (const limit of [1, 7, 50]) {
       const pages = await allPages((cursor) =>
-        alice.client.deployments.logPage({ params: { id: deploymentId }, query: { limit, ...(cursor ? { cursor } : {}) } }).then((p) => ({ items: p.logs, nextCursor: p.nextCursor })),
+        alice.client.deployments
+          .logPage({ params: { id: deploymentId }, query: { limit, ...(cursor ? { cursor } : {}) } })
+          .then((p) => ({ items: p.logs, nextCursor: p.nextCursor })),
       );
       expect(pages.slice(0, -1).every((p) => p.length === limit)).toBe(true);
       expect(pages.flat()).toEqual(whole);
@@ -184,7 +224,9 @@ describe('deployment orders, positions and logs over HTTP', () => {
     const since = whole[Math.floor(whole.length / 2)]!.timestamp;
     const fromSince = whole.filter((l) => l.timestamp >= since);
     const sincePages = await allPages((cursor) =>
-      alice.client.deployments.logPage({ params: { id: deploymentId }, query: { since, limit: 3, ...(cursor ? { cursor } : {}) } }).then((p) => ({ items: p.logs, nextCursor: p.nextCursor })),
+      alice.client.deployments
+        .logPage({ params: { id: deploymentId }, query: { since, limit: 3, ...(cursor ? { cursor } : {}) } })
+        .then((p) => ({ items: p.logs, nextCursor: p.nextCursor })),
     );
     expect(sincePages.flat()).toEqual(fromSince);
   }, 90_000);
@@ -205,7 +247,11 @@ describe('deployment orders, positions and logs over HTTP', () => {
     await bob.client.marketplace.purchase({ params: { id: listing.id }, body: {} });
     const bobCredential = (await bob.client.credentials.create({ body: { exchange: 'paper', label: 'bob paper' } })).id;
     const bought = await bob.client.deployments.create({ body: { strategyId: listing.id, credentialId: bobCredential, symbols: ['BTC/USDT:USDT'] } });
-    await waitFor('an order of the bought deployment', async () => (await bob.client.deployments.orders({ params: { id: bought.id } })).orders.length > 0, 60_000);
+    await waitFor(
+      'an order of the bought deployment',
+      async () => (await bob.client.deployments.orders({ params: { id: bought.id } })).orders.length > 0,
+      60_000,
+    );
     expect((await bob.client.deployments.positions({ params: { id: bought.id } })).deploymentId).toBe(bought.id);
     await notFound(alice.client.deployments.orders({ params: { id: bought.id } }), bought.id);
     await notFound(alice.client.deployments.positions({ params: { id: bought.id } }), bought.id);

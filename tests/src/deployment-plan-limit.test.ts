@@ -77,9 +77,17 @@ describe.each(stores)('the live bot limit under concurrent requests (%s)', (_nam
   it(`of ${N} concurrent creates on different credentials exactly one passes a limit of 1; the others answer 402`, async () => {
     ({ store, cleanup } = await open());
     // This process runs no deployment: the limit is what is tested, not trading.
-    stratbox = createStratbox({ store, logger: createSilentLogger(), workerConcurrency: 0, deployments: { run: false }, billing: { plans: { free: { limits: { deployments: 1 } } } } });
+    stratbox = createStratbox({
+      store,
+      logger: createSilentLogger(),
+      workerConcurrency: 0,
+      deployments: { run: false },
+      billing: { plans: { free: { limits: { deployments: 1 } } } },
+    });
     const { userId, strategyId, credentialIds } = await userWithCredentials('alice');
-    const results = await Promise.allSettled(credentialIds.map((credentialId) => stratbox.deployments.create(userId, { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} })));
+    const results = await Promise.allSettled(
+      credentialIds.map((credentialId) => stratbox.deployments.create(userId, { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} })),
+    );
     expectOneWinner(results);
     expect(await store.deployments.countActive(userId)).toBe(1);
   }, 120_000);
@@ -90,8 +98,19 @@ describe.each(stores)('the live bot limit under concurrent requests (%s)', (_nam
     const ids: string[] = [];
     for (const credentialId of credentialIds) {
       const d: DeploymentRecord = {
-        id: `dep_${randomBytes(16).toString('base64url')}`, userId, strategyId, strategyVersion: 1, credentialId,
-        symbols: ['BTC/USDT:USDT'], params: {}, status: 'stopped', error: null, createdAt: time, updatedAt: time, startedAt: time, stoppedAt: time,
+        id: `dep_${randomBytes(16).toString('base64url')}`,
+        userId,
+        strategyId,
+        strategyVersion: 1,
+        credentialId,
+        symbols: ['BTC/USDT:USDT'],
+        params: {},
+        status: 'stopped',
+        error: null,
+        createdAt: time,
+        updatedAt: time,
+        startedAt: time,
+        stoppedAt: time,
       };
       await store.deployments.insert(d);
       ids.push(d.id);

@@ -111,9 +111,11 @@ describe('live deployments on the paper exchange', () => {
     expect(await gateway.fetchOpenOrders()).toEqual([]);
     const open = await svc.stratbox.store.orders.listOpen(created.id);
     expect(open).toEqual([]);
-    await waitFor('the cancellations and the closing fills on the channel', async () =>
-      events.filter((e) => e.order.status === 'cancelled' && e.order.type === 'limit').length === 2 &&
-      SYMBOLS.every((s) => events.some((e) => e.order.symbol === s && e.order.status === 'filled')),
+    await waitFor(
+      'the cancellations and the closing fills on the channel',
+      async () =>
+        events.filter((e) => e.order.status === 'cancelled' && e.order.type === 'limit').length === 2 &&
+        SYMBOLS.every((s) => events.some((e) => e.order.symbol === s && e.order.status === 'filled')),
     );
     const afterStop = (await alice.client.deployments.logs({ params: { id: created.id }, query: { limit: 1000 } })).map((l) => l.message);
     expect(afterStop.some((m) => m.startsWith('Closing position'))).toBe(true);
@@ -212,13 +214,18 @@ export function onCandle(ctx, candle) {
     expect(await gateway.fetchOpenOrders('BTC/USDT:USDT')).toEqual([]);
     expect(await gateway.fetchPositions(['BTC/USDT:USDT'])).toEqual([]);
     svc.stratbox.exchanges.release(credentialId);
-    const deletes = await Promise.allSettled([alice.client.deployments.delete({ params: { id: dep.id } }), alice.client.deployments.delete({ params: { id: dep.id } })]);
+    const deletes = await Promise.allSettled([
+      alice.client.deployments.delete({ params: { id: dep.id } }),
+      alice.client.deployments.delete({ params: { id: dep.id } }),
+    ]);
     expect(deletes.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect((await failure(alice.client.deployments.get({ params: { id: dep.id } }))).status).toBe(404);
   }, 60_000);
 
   it('bad params answer 400 per parameter and create nothing', async () => {
-    const error = await failure(alice.client.deployments.create({ body: { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: { fast: 'x', nope: '1' } } }));
+    const error = await failure(
+      alice.client.deployments.create({ body: { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: { fast: 'x', nope: '1' } } }),
+    );
     expect(error.status).toBe(400);
     expect(error.code).toBe('VALIDATION_FAILED');
     expect((error.details as Array<{ path: string }>).map((d) => d.path).sort()).toEqual(['params.fast', 'params.nope']);

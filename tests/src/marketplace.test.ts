@@ -50,7 +50,7 @@ describe('marketplace over HTTP', () => {
   });
   afterAll(() => service.close());
 
-  it('publishes listings from your own strategy, pinning its version; not from someone else\'s', async () => {
+  it("publishes listings from your own strategy, pinning its version; not from someone else's", async () => {
     const res = await raw(alice, '/api/marketplace', {
       method: 'POST',
       body: JSON.stringify({ strategyId, name: `Trend ${word}`, description: 'Rides trends', price: 0, tags: [tagA.toUpperCase(), tagB] }),
@@ -72,7 +72,9 @@ describe('marketplace over HTTP', () => {
     expect(JSON.stringify(body)).not.toContain(MARKER);
     trend = body as { id: string };
     await sleep(5); // distinct createdAt, so "newest first" is the creation order
-    paid = await alice.client.marketplace.create({ body: { strategyId, name: 'Premium', description: `about ${word.toLowerCase()} too`, price: 4_900, tags: [tagA] } });
+    paid = await alice.client.marketplace.create({
+      body: { strategyId, name: 'Premium', description: `about ${word.toLowerCase()} too`, price: 4_900, tags: [tagA] },
+    });
     await sleep(5);
     other = await alice.client.marketplace.create({ body: { strategyId, name: 'Unrelated', description: 'nothing here', price: 0, tags: [tagB] } });
     await expectError(bob.client.marketplace.create({ body: { strategyId, name: 'Stolen', price: 0 } }), 404, 'NOT_FOUND');
@@ -274,7 +276,9 @@ describe('marketplace over HTTP', () => {
     const refused = await expectError(alice.client.strategies.delete({ params: { id: strategyId } }), 409, 'CONFLICT');
     expect(refused.message).toMatch(/was sold on the marketplace .* buyers keep running it/);
     expect(await alice.client.strategies.get({ params: { id: strategyId } })).toMatchObject({ id: strategyId });
-    const run = await bob.client.backtests.create({ body: { strategyId: trend.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-02' } });
+    const run = await bob.client.backtests.create({
+      body: { strategyId: trend.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-02' },
+    });
     expect(run.status).toBe('queued');
 
     // Listed but never sold: unlist first, then it goes.

@@ -37,7 +37,7 @@ describe('a noisy neighbour', () => {
     const loop = await a.strategies.create({ body: { name: 'loop', source: LOOP } });
     const queued = [];
     for (let i = 0; i < 10; i++) queued.push((await a.backtests.create({ body: { strategyId: loop.id, ...RANGE } })).id);
-    await waitFor('one of A\'s loops to run', async () => (await a.backtests.list({ query: { status: 'running' } })).backtests.length > 0, 60_000);
+    await waitFor("one of A's loops to run", async () => (await a.backtests.list({ query: { status: 'running' } })).backtests.length > 0, 60_000);
 
     // B saves while A's loop holds the only backtest child
     const saves: number[] = [];
@@ -52,10 +52,14 @@ describe('a noisy neighbour', () => {
     // B's backtest goes next, after at most the one loop already running
     const createdAt = performance.now();
     const mine = await b.backtests.create({ body: { strategyId: small, ...RANGE } });
-    const done = await waitFor('B\'s backtest to finish', async () => {
-      const r = await b.backtests.get({ params: { id: mine.id } });
-      return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : null;
-    }, 60_000);
+    const done = await waitFor(
+      "B's backtest to finish",
+      async () => {
+        const r = await b.backtests.get({ params: { id: mine.id } });
+        return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : null;
+      },
+      60_000,
+    );
     expect(done.status).toBe('completed');
     expect(performance.now() - createdAt).toBeLessThan(15_000);
     const stillQueued = (await a.backtests.list({ query: { status: 'queued' } })).backtests.length;
@@ -64,10 +68,15 @@ describe('a noisy neighbour', () => {
     // every loop ends in TIMEOUT, within its budget, and is metered
     const finished = await Promise.all(
       queued.map((id) =>
-        waitFor(`A's run ${id} to end`, async () => {
-          const r = await a.backtests.get({ params: { id } });
-          return ['queued', 'running'].includes(r.status) ? null : r;
-        }, 280_000, 250),
+        waitFor(
+          `A's run ${id} to end`,
+          async () => {
+            const r = await a.backtests.get({ params: { id } });
+            return ['queued', 'running'].includes(r.status) ? null : r;
+          },
+          280_000,
+          250,
+        ),
       ),
     );
     for (const r of finished) {

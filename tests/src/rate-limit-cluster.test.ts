@@ -34,7 +34,13 @@ describe.runIf(available)('rate limiting across two API processes sharing Redis'
   async function call(node: 0 | 1, key: string | null) {
     const res = await fetch(`${urls[node]}/api/strategies`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
     const text = await res.text();
-    return { status: res.status, remaining: res.headers.get('ratelimit-remaining'), limit: res.headers.get('ratelimit-limit'), retryAfter: res.headers.get('retry-after'), text };
+    return {
+      status: res.status,
+      remaining: res.headers.get('ratelimit-remaining'),
+      limit: res.headers.get('ratelimit-limit'),
+      retryAfter: res.headers.get('retry-after'),
+      text,
+    };
   }
 
   it("a user's requests alternating between the nodes use up one allowance of 10; another user is unaffected", async () => {

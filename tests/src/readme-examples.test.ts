@@ -42,7 +42,10 @@ async function runExample(heading: string, env: Record<string, string> = {}) {
   writeFileSync(join(dir, 'example.ts'), example(heading));
   const run = await runNode([...NODE_ARGS, join(dir, 'example.ts')], { cwd: dir, env, timeoutMs: 150_000 });
   if (run.code !== 0) throw new Error(`The README's "${heading}" example exited with ${run.code ?? run.signal}:\n${run.stderr}\n${run.stdout}`);
-  return run.stdout.trim().split('\n').filter((line) => !line.startsWith('{"level"'));
+  return run.stdout
+    .trim()
+    .split('\n')
+    .filter((line) => !line.startsWith('{"level"'));
 }
 
 describe("the README's examples, as printed", () => {
@@ -68,7 +71,10 @@ describe("the README's examples, as printed", () => {
     it('creates, lists, reads and deletes a strategy on a running service', { timeout: 120_000 }, async () => {
       const lines = await runExample('The typed client', { STRATBOX_URL: service.baseUrl, STRATBOX_API_KEY: apiKey });
       expect(lines.at(-1)).toBe('SMA cross 1 null');
-      const { strategies } = await service.stratbox.strategies.list((await service.stratbox.authenticate({ headers: { authorization: `Bearer ${apiKey}` } }))!.userId, {});
+      const { strategies } = await service.stratbox.strategies.list(
+        (await service.stratbox.authenticate({ headers: { authorization: `Bearer ${apiKey}` } }))!.userId,
+        {},
+      );
       expect(strategies).toEqual([]);
     });
   });

@@ -6,7 +6,11 @@ import { REPO_ROOT } from './harness/paths.js';
 
 /** Files git tracks, plus new ones it does not ignore (so that a file is checked before its first commit). */
 function repositoryFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return out.split('\0').filter((file) => file && existsSync(join(REPO_ROOT, file)));
 }
 

@@ -159,7 +159,10 @@ describe('the Express router mounted in a host app', () => {
   it('authenticate(req) receives the Express request, with req.user set by the host', async () => {
     const baseUrl = await typicalHost({ authenticate: sessionAuth });
     const headers = { 'x-session': 'usr_hostsessionalice', 'content-type': 'application/json' };
-    const created = await send(baseUrl, 'POST', '/api/strategies', { headers, body: JSON.stringify({ name: 'Mine', source: 'export function onCandle() {}' }) });
+    const created = await send(baseUrl, 'POST', '/api/strategies', {
+      headers,
+      body: JSON.stringify({ name: 'Mine', source: 'export function onCandle() {}' }),
+    });
     expect(created.status, created.text).toBe(201);
     const mine = await send(baseUrl, 'GET', '/api/strategies', { headers });
     expect(mine.json().strategies.map((s: { name: string }) => s.name)).toEqual(['Mine']);
@@ -220,7 +223,10 @@ describe('the Express router mounted in a host app', () => {
     const afterUrl = await typicalHost();
 
     const event = signedSubscriptionEvent('evt_host_after', userId);
-    const after = await send(afterUrl, 'POST', '/api/billing/webhook', { headers: { ...event.headers, 'x-request-id': 'webhook-after-1' }, body: event.payload });
+    const after = await send(afterUrl, 'POST', '/api/billing/webhook', {
+      headers: { ...event.headers, 'x-request-id': 'webhook-after-1' },
+      body: event.payload,
+    });
     expect(after.status).toBe(500);
     expect(after.json().error).toEqual({ code: 'INTERNAL', message: WEBHOOK_BODY_CONSUMED });
     expect(after.json().error.message).toMatch(/Mount the Stratbox router before the body parser/);
@@ -246,7 +252,10 @@ describe('the Express router mounted in a host app', () => {
     });
     expect(created.status, created.text).toBe(201);
     // a bad signature is still a bad signature
-    const forged = await send(firstUrl, 'POST', '/api/billing/webhook', { headers: { ...event.headers, 'stripe-signature': 't=1,v1=00' }, body: event.payload });
+    const forged = await send(firstUrl, 'POST', '/api/billing/webhook', {
+      headers: { ...event.headers, 'stripe-signature': 't=1,v1=00' },
+      body: event.payload,
+    });
     expect(forged.status).toBe(400);
     expect(forged.json().error.message).toBe('Invalid webhook signature');
   });
@@ -293,7 +302,9 @@ describe('the Express router mounted in a host app', () => {
     const listed = await send(baseUrl, 'GET', '/api/strategies', { headers: { authorization: `Bearer ${apiKey}`, 'x-request-id': 'example-log-1' } });
     expect(listed.status).toBe(200);
     expect(listed.headers['x-request-id']).toBe('example-log-1');
-    await expect.poll(() => logLines.find((line) => line.msg === 'request' && line.requestId === 'example-log-1')).toMatchObject({ path: '/api/strategies', status: 200 });
+    await expect
+      .poll(() => logLines.find((line) => line.msg === 'request' && line.requestId === 'example-log-1'))
+      .toMatchObject({ path: '/api/strategies', status: 200 });
     for (const path of ['/healthz', '/readyz', '/api/no-such-route']) {
       const answer = await send(baseUrl, 'GET', path);
       expect(answer.headers['x-request-id'], path).toMatch(/^[A-Za-z0-9._-]{8,128}$/);

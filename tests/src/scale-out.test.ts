@@ -58,12 +58,14 @@ describe.runIf(available)('scale-out: 2 API processes and 2 worker processes on 
       await sleep(250);
     }
     const stuck = ids.filter((id) => !records.has(id));
-    throw new Error(`${stuck.length} backtests did not finish: ${stuck.join(', ')}\nworker logs:\n${workers.map((w) => w.lines.slice(-20).join('\n') + w.stderr()).join('\n---\n')}`);
+    throw new Error(
+      `${stuck.length} backtests did not finish: ${stuck.join(', ')}\nworker logs:\n${workers.map((w) => w.lines.slice(-20).join('\n') + w.stderr()).join('\n---\n')}`,
+    );
   }
 
   const ran = (worker: Node) => worker.logs('job ran').map((e) => e.id as string);
 
-  it('runs 40 backtests created round-robin through both API nodes on both workers; WS on API 1 sees API 2\'s run end', async () => {
+  it("runs 40 backtests created round-robin through both API nodes on both workers; WS on API 1 sees API 2's run end", async () => {
     const socket = await openAuthedSocket(`${api[0].baseUrl!.replace('http', 'ws')}/ws`, apiKey);
     const ids: string[] = [];
     let watched = '';
@@ -98,7 +100,13 @@ describe.runIf(available)('scale-out: 2 API processes and 2 worker processes on 
 
     // the final event reached API node 1 through Redis, not as a late snapshot: the run was still
     // waiting when the subscription was acknowledged, and its `running` event came through too
-    const final = await socket.waitFor((m) => m.type === 'event' && (m.data as { backtestId: string; status: string }).backtestId === watched && (m.data as { status: string }).status === 'completed', 30_000);
+    const final = await socket.waitFor(
+      (m) =>
+        m.type === 'event' &&
+        (m.data as { backtestId: string; status: string }).backtestId === watched &&
+        (m.data as { status: string }).status === 'completed',
+      30_000,
+    );
     expect(final).toMatchObject({ channel: `backtest:${watched}:progress`, data: { backtestId: watched, status: 'completed', progress: 1 } });
     if (['queued', 'running'].includes(stateAfterSubscribe)) {
       expect(socket.received.some((m) => m.type === 'event' && (m.data as { status: string }).status === 'running')).toBe(true);

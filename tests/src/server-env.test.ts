@@ -13,7 +13,15 @@ describe('the example server environment, checked at start', () => {
     try {
       const run = await runNode([...NODE_ARGS, 'src/main.ts'], {
         cwd: SERVER_DIR,
-        env: { DATA_DIR: `${data.dir}/never`, PORT: 'http', LOG_LEVEL: 'loud', STRATBOX_QUEUE_LOCK_MS: '10', DATABASE_URL: '', REDIS_URL: '', STRATBOX_ROLE: '' },
+        env: {
+          DATA_DIR: `${data.dir}/never`,
+          PORT: 'http',
+          LOG_LEVEL: 'loud',
+          STRATBOX_QUEUE_LOCK_MS: '10',
+          DATABASE_URL: '',
+          REDIS_URL: '',
+          STRATBOX_ROLE: '',
+        },
         timeoutMs: 60_000,
       });
       expect(run.code).toBe(1);

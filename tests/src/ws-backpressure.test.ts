@@ -41,7 +41,11 @@ describe('slow consumers and dead peers', () => {
     slow.ws.pause();
     const total = 1_000_000;
     const dropsBefore = service.realtime.stats().droppedEvents;
-    const published = await flood((i) => service.stratbox.events.publish(channel, backtests.progress(id, i, total)), () => service.realtime.stats().droppedEvents > dropsBefore + 1000, 400_000);
+    const published = await flood(
+      (i) => service.stratbox.events.publish(channel, backtests.progress(id, i, total)),
+      () => service.realtime.stats().droppedEvents > dropsBefore + 1000,
+      400_000,
+    );
     expect(service.realtime.stats().droppedEvents).toBeGreaterThan(dropsBefore);
     service.stratbox.events.publish(channel, backtests.progress(id, total, total));
     expect(service.realtime.stats().slowConsumerCloses).toBe(0);
@@ -70,8 +74,19 @@ describe('slow consumers and dead peers', () => {
     const deploymentId = newId('deployment');
     const now = new Date().toISOString();
     await service.stratbox.store.deployments.insert({
-      id: deploymentId, userId: user.userId, strategyId: newId('strategy'), strategyVersion: 1, credentialId: newId('credential'),
-      symbols: ['BTC/USDT:USDT'], params: {}, status: 'running', error: null, createdAt: now, updatedAt: now, startedAt: now, stoppedAt: null,
+      id: deploymentId,
+      userId: user.userId,
+      strategyId: newId('strategy'),
+      strategyVersion: 1,
+      credentialId: newId('credential'),
+      symbols: ['BTC/USDT:USDT'],
+      params: {},
+      status: 'running',
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: now,
+      stoppedAt: null,
     });
     const channel = deploymentOrdersChannel(deploymentId);
     const stuck = await openAuthedSocket(service.wsUrl, user.apiKey);
@@ -85,11 +100,25 @@ describe('slow consumers and dead peers', () => {
     const order = (i: number) => ({
       deploymentId,
       order: {
-        id: newId('order'), exchangeOrderId: String(i), symbol: 'BTC/USDT:USDT', side: 'buy' as const, type: 'limit' as const, quantity: 1, price: i,
-        status: 'open' as const, filledQuantity: 0, averagePrice: null, fee: 0, updatedAt: now,
+        id: newId('order'),
+        exchangeOrderId: String(i),
+        symbol: 'BTC/USDT:USDT',
+        side: 'buy' as const,
+        type: 'limit' as const,
+        quantity: 1,
+        price: i,
+        status: 'open' as const,
+        filledQuantity: 0,
+        averagePrice: null,
+        fee: 0,
+        updatedAt: now,
       },
     });
-    await flood((i) => service.stratbox.events.publish(channel, order(i)), () => service.realtime.stats().slowConsumerCloses > closesBefore, 400_000);
+    await flood(
+      (i) => service.stratbox.events.publish(channel, order(i)),
+      () => service.realtime.stats().slowConsumerCloses > closesBefore,
+      400_000,
+    );
     expect(service.realtime.stats().slowConsumerCloses).toBe(closesBefore + 1);
     stuck.ws.resume();
     expect((await stuck.closed).code).toBe(WS_CLOSE_CODES.SLOW_CONSUMER);

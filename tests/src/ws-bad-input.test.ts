@@ -52,7 +52,9 @@ describe('the WebSocket endpoint answers bad input as documented and keeps servi
     for (const text of ['hello', '{"type":', '', '\u0000']) {
       socket.send(text);
       expect(await socket.next()).toEqual({
-        type: 'error', id: null, error: { code: 'VALIDATION_FAILED', message: 'Malformed JSON: every message is a JSON object with a "type"' },
+        type: 'error',
+        id: null,
+        error: { code: 'VALIDATION_FAILED', message: 'Malformed JSON: every message is a JSON object with a "type"' },
       });
     }
     await expectUsable(socket);
@@ -62,9 +64,13 @@ describe('the WebSocket endpoint answers bad input as documented and keeps servi
 
   it('binary frames answer VALIDATION_FAILED and the socket stays open', async () => {
     const socket = await openAuthedSocket(service.wsUrl, user.apiKey);
-    socket.ws.send(Buffer.from(JSON.stringify({ type: 'subscribe', channel: backtestProgressChannel(backtests.create(user.userId)), id: 'x' })), { binary: true });
+    socket.ws.send(Buffer.from(JSON.stringify({ type: 'subscribe', channel: backtestProgressChannel(backtests.create(user.userId)), id: 'x' })), {
+      binary: true,
+    });
     expect(await socket.next()).toEqual({
-      type: 'error', id: null, error: { code: 'VALIDATION_FAILED', message: 'Binary frames are not supported; send JSON text messages' },
+      type: 'error',
+      id: null,
+      error: { code: 'VALIDATION_FAILED', message: 'Binary frames are not supported; send JSON text messages' },
     });
     await expectUsable(socket);
     await expectOthersServed();
@@ -102,7 +108,11 @@ describe('the WebSocket endpoint answers bad input as documented and keeps servi
   it('oversized messages answer PAYLOAD_TOO_LARGE; frames past the hard cap close the socket with 1009', async () => {
     const socket = await openAuthedSocket(service.wsUrl, user.apiKey);
     socket.send({ type: 'subscribe', channel: backtestProgressChannel(backtests.create(user.userId)), id: 'big', pad: 'x'.repeat(5000) });
-    expect(await socket.next()).toMatchObject({ type: 'error', id: null, error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/at most 4096 bytes/) } });
+    expect(await socket.next()).toMatchObject({
+      type: 'error',
+      id: null,
+      error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/at most 4096 bytes/) },
+    });
     await expectUsable(socket);
 
     socket.send('x'.repeat(70_000));
@@ -131,7 +141,9 @@ describe('the WebSocket endpoint answers bad input as documented and keeps servi
     expect(limited).toHaveLength(200 - LIMITS.maxSubscriptionsPerSocket);
     expect(limited.every((m) => (m.error as { code: string }).code === 'RATE_LIMITED')).toBe(true);
     const messages = new Set(limited.map((m) => (m.error as { message: string }).message));
-    expect(messages).toEqual(new Set(['At most 5 subscriptions per socket; unsubscribe from one first', 'Too many messages: at most 10 per second, in bursts of 30']));
+    expect(messages).toEqual(
+      new Set(['At most 5 subscriptions per socket; unsubscribe from one first', 'Too many messages: at most 10 per second, in bursts of 30']),
+    );
     expect(socket.ws.readyState).toBe(socket.ws.OPEN);
     // the granted subscriptions work
     const granted = ids[Number(String(acks[0]!.id).slice(1))]!;
@@ -200,7 +212,11 @@ describe('the WebSocket endpoint answers bad input as documented and keeps servi
     const limited = await service.newUser('many');
     const open = await Promise.all([1, 2, 3].map(() => openAuthedSocket(service.wsUrl, limited.apiKey)));
     const extra = await openRawSocket(service.wsUrl, { token: limited.apiKey });
-    expect(await extra.next()).toEqual({ type: 'error', id: null, error: { code: 'RATE_LIMITED', message: 'At most 3 open sockets per user; close one first' } });
+    expect(await extra.next()).toEqual({
+      type: 'error',
+      id: null,
+      error: { code: 'RATE_LIMITED', message: 'At most 3 open sockets per user; close one first' },
+    });
     expect((await extra.closed).code).toBe(WS_CLOSE_CODES.TOO_MANY_SOCKETS);
     for (const socket of open) {
       const id = backtests.create(limited.userId);

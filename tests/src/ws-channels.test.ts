@@ -13,8 +13,18 @@ function order(deploymentId: string, status: DeploymentOrderData['order']['statu
   return {
     deploymentId,
     order: {
-      id: newId('order'), exchangeOrderId: 'x-1', symbol: 'BTC/USDT:USDT', side: 'buy', type: 'market', quantity: 0.01,
-      price: null, status, filledQuantity: 0.01, averagePrice: 50_000, fee: 0.25, updatedAt: now(),
+      id: newId('order'),
+      exchangeOrderId: 'x-1',
+      symbol: 'BTC/USDT:USDT',
+      side: 'buy',
+      type: 'market',
+      quantity: 0.01,
+      price: null,
+      status,
+      filledQuantity: 0.01,
+      averagePrice: 50_000,
+      fee: 0.25,
+      updatedAt: now(),
     },
   };
 }
@@ -85,7 +95,9 @@ describe('real-time channels over real sockets', () => {
     raw.send({ type: 'subscribe', channel: backtestProgressChannel(id), id: 'r1' });
     expect(await raw.next()).toEqual({ type: 'subscribed', channel: backtestProgressChannel(id), id: 'r1' });
     expect(await raw.next()).toEqual({
-      type: 'event', channel: backtestProgressChannel(id), data: { backtestId: id, status: 'failed', progress: 1, processedBars: 5, totalBars: 5 },
+      type: 'event',
+      channel: backtestProgressChannel(id),
+      data: { backtestId: id, status: 'failed', progress: 1, processedBars: 5, totalBars: 5 },
     });
 
     // the typed client too, and a second watcher of the same channel gets it as well
@@ -104,8 +116,19 @@ describe('real-time channels over real sockets', () => {
     const b = await service.newUser('other');
     const deploymentId = newId('deployment');
     await service.stratbox.store.deployments.insert({
-      id: deploymentId, userId: a.userId, strategyId: newId('strategy'), strategyVersion: 1, credentialId: newId('credential'),
-      symbols: ['BTC/USDT:USDT'], params: {}, status: 'running', error: null, createdAt: now(), updatedAt: now(), startedAt: now(), stoppedAt: null,
+      id: deploymentId,
+      userId: a.userId,
+      strategyId: newId('strategy'),
+      strategyVersion: 1,
+      credentialId: newId('credential'),
+      symbols: ['BTC/USDT:USDT'],
+      params: {},
+      status: 'running',
+      error: null,
+      createdAt: now(),
+      updatedAt: now(),
+      startedAt: now(),
+      stoppedAt: null,
     });
     const orders: DeploymentOrderData[] = [];
     const subscribed = deferred();

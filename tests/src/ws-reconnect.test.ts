@@ -21,9 +21,18 @@ describe('the client across a server crash and restart', () => {
     const states: RealtimeState[] = [];
     a.client.realtime.onStateChange((state) => states.push(state));
 
-    const events = new Map<string, BacktestProgressData[]>([[live, []], [whileDown, []]]);
-    const subscribedTimes = new Map<string, number>([[live, 0], [whileDown, 0]]);
-    const finals = new Map([[live, deferred()], [whileDown, deferred()]]);
+    const events = new Map<string, BacktestProgressData[]>([
+      [live, []],
+      [whileDown, []],
+    ]);
+    const subscribedTimes = new Map<string, number>([
+      [live, 0],
+      [whileDown, 0],
+    ]);
+    const finals = new Map([
+      [live, deferred()],
+      [whileDown, deferred()],
+    ]);
     for (const id of [live, whileDown]) {
       a.client.backtests.watch(
         id,

@@ -9,7 +9,9 @@ describe('backtest settings from the environment', () => {
 
   it('reads the CPU budget, sandbox size, per-user runs and trade cap', () => {
     expect(
-      readBacktestConfig(parseEnv({ STRATBOX_BACKTEST_CPU_MS: '5000', STRATBOX_SANDBOX_SIZE: '3', STRATBOX_BACKTESTS_PER_USER: '2', STRATBOX_MAX_BACKTEST_TRADES: '500' })),
+      readBacktestConfig(
+        parseEnv({ STRATBOX_BACKTEST_CPU_MS: '5000', STRATBOX_SANDBOX_SIZE: '3', STRATBOX_BACKTESTS_PER_USER: '2', STRATBOX_MAX_BACKTEST_TRADES: '500' }),
+      ),
     ).toEqual({ sandbox: { cpuTimeMs: 5000, size: 3, maxRunningPerTenant: 2 }, perUserConcurrency: 2, maxBacktestTrades: 500 });
   });
 

@@ -46,7 +46,12 @@ function parseParams(pairs: string[]): Record<string, string> {
 }
 
 /** The strategy named `name` (its id), created from `source` or updated to it (a new version only when the source changed). */
-async function upsertStrategy(client: StratboxClient, name: string, source: string, marketType: BacktestCommandOptions['marketType']): Promise<{ id: string; version: number; created: boolean }> {
+async function upsertStrategy(
+  client: StratboxClient,
+  name: string,
+  source: string,
+  marketType: BacktestCommandOptions['marketType'],
+): Promise<{ id: string; version: number; created: boolean }> {
   let cursor: string | undefined;
   do {
     const page = await client.strategies.list({ query: { limit: 200, ...(cursor ? { cursor } : {}) } });

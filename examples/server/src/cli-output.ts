@@ -54,7 +54,12 @@ export function createProgress(label: string, unit: string, enabled = true, stre
 export function formatTable(rows: ReadonlyArray<ReadonlyArray<string>>, header = false): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, k) => (widths[k] = Math.max(widths[k] ?? 0, cell.length)));
-  const lines = rows.map((row) => row.map((cell, k) => (k === row.length - 1 ? cell : cell.padEnd(widths[k]!))).join('  ').trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, k) => (k === row.length - 1 ? cell : cell.padEnd(widths[k]!)))
+      .join('  ')
+      .trimEnd(),
+  );
   if (header && lines.length > 0) lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
   return lines.join('\n') + '\n';
 }

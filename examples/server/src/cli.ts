@@ -72,11 +72,28 @@ async function importCsv(symbol: string, tf: TimeframeName, file: string, option
   );
 }
 
-async function download(symbol: string, tf: TimeframeName, from: string, to: string, options: { exchange: string; json: boolean; progress: boolean }): Promise<void> {
-  const exchange = await createExchangeAt(env().STRATBOX_EXCHANGE_URLS, options.exchange, {}, (url) => warnings.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: options.exchange, url }));
+async function download(
+  symbol: string,
+  tf: TimeframeName,
+  from: string,
+  to: string,
+  options: { exchange: string; json: boolean; progress: boolean },
+): Promise<void> {
+  const exchange = await createExchangeAt(env().STRATBOX_EXCHANGE_URLS, options.exchange, {}, (url) =>
+    warnings.warn('Exchange API moved by STRATBOX_EXCHANGE_URLS', { exchange: options.exchange, url }),
+  );
   const progress = createProgress(`download ${symbol} ${tf}`, 'days', options.progress);
   const result = await withStore((store) =>
-    downloadCandles({ store, exchange, symbol, timeframe: tf, startDate: from, endDate: to, logger: warnings, onProgress: (p) => progress.update(p.doneDays, p.days) }),
+    downloadCandles({
+      store,
+      exchange,
+      symbol,
+      timeframe: tf,
+      startDate: from,
+      endDate: to,
+      logger: warnings,
+      onProgress: (p) => progress.update(p.doneDays, p.days),
+    }),
   ).finally(() => progress.stop());
   printResult(options.json, result, () =>
     formatTable([
@@ -95,8 +112,10 @@ function collect(value: string, previous: string[]): string[] {
 
 function createProgram(): Command {
   const program = new Command('stratbox')
-    .description('Stratbox from the terminal. Commands that read or write data use the server\'s settings: DATA_DIR ' +
-        '(SQLite; default ./.stratbox, or examples/server/.stratbox through `pnpm cli` in the repository) or DATABASE_URL (PostgreSQL).')
+    .description(
+      "Stratbox from the terminal. Commands that read or write data use the server's settings: DATA_DIR " +
+        '(SQLite; default ./.stratbox, or examples/server/.stratbox through `pnpm cli` in the repository) or DATABASE_URL (PostgreSQL).',
+    )
     .showHelpAfterError()
     .configureHelp({ showGlobalOptions: true });
   const json = () => new Option('--json', 'print the result as JSON instead of a table');
@@ -164,7 +183,10 @@ function createProgram(): Command {
     .option('--leverage <n>', 'leverage (1 for SPOT)', Number)
     .addOption(json())
     .addOption(noProgress())
-    .addHelpText('after', '\nExample:\n  STRATBOX_API_KEY=sbx_... stratbox backtest ./sma.ts --url http://localhost:3000 --symbols BTC/USDT:USDT ETH/USDT:USDT --from 2025-01-01 --to 2025-03-31 --param fast=10')
+    .addHelpText(
+      'after',
+      '\nExample:\n  STRATBOX_API_KEY=sbx_... stratbox backtest ./sma.ts --url http://localhost:3000 --symbols BTC/USDT:USDT ETH/USDT:USDT --from 2025-01-01 --to 2025-03-31 --param fast=10',
+    )
     .action((file: string, options: BacktestCommandOptions) => runBacktestCommand(file, options));
 
   return program;

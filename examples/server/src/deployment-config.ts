@@ -21,11 +21,7 @@ import { createExchangeAt } from './exchange-urls.js';
  * (an exchange's API on another host) and STRATBOX_CLOCK_SPEED / STRATBOX_CLOCK_ORIGIN (the
  * service clock runs SPEED times faster than real time from ORIGIN on).
  */
-export function readDeploymentConfig(
-  store: Store,
-  logger: Logger,
-  env: ServerEnv,
-): Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> {
+export function readDeploymentConfig(store: Store, logger: Logger, env: ServerEnv): Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> {
   const out: Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> = {};
   let clock: Clock | undefined;
   const speed = env.STRATBOX_CLOCK_SPEED;

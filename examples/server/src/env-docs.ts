@@ -8,7 +8,8 @@ import { ENV_VARIABLES, envDoc } from './env.js';
  */
 
 export const README_PATH = fileURLToPath(new URL('../../../README.md', import.meta.url));
-export const TABLE_START = '<!-- env-table:start (generated from examples/server/src/env.ts by `npx -y pnpm@10 --filter @stratbox/example-server env:docs`) -->';
+export const TABLE_START =
+  '<!-- env-table:start (generated from examples/server/src/env.ts by `npx -y pnpm@10 --filter @stratbox/example-server env:docs`) -->';
 export const TABLE_END = '<!-- env-table:end -->';
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');

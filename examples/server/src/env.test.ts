@@ -10,10 +10,22 @@ describe('the example server environment', () => {
   it('applies every default when nothing is set, and treats an empty variable as unset', () => {
     for (const env of [{}, Object.fromEntries(ENV_VARIABLES.map((name) => [name, '']))]) {
       const parsed = parseEnv(env);
-      expect(readConfig(parsed)).toEqual({ port: 3000, host: '0.0.0.0', dataDir: resolve('./.stratbox'), databaseUrl: undefined, logLevel: 'info', trustProxy: undefined });
+      expect(readConfig(parsed)).toEqual({
+        port: 3000,
+        host: '0.0.0.0',
+        dataDir: resolve('./.stratbox'),
+        databaseUrl: undefined,
+        logLevel: 'info',
+        trustProxy: undefined,
+      });
       expect(readScaleOutConfig(parsed)).toEqual({ role: 'all', redisUrl: undefined, redisPrefix: 'stratbox', workerConcurrency: 2, queueLockMs: 10_000 });
       expect(parsed).toMatchObject({ STRATBOX_CLOCK_SPEED: 1, STRATBOX_EXCHANGE_URLS: null });
-      expect([parsed.STRATBOX_RUN_DEPLOYMENTS, parsed.STRATBOX_MASTER_KEY, parsed.STRATBOX_SANDBOX_SIZE, parsed.STRATBOX_RATE_LIMIT]).toEqual([undefined, undefined, undefined, undefined]);
+      expect([parsed.STRATBOX_RUN_DEPLOYMENTS, parsed.STRATBOX_MASTER_KEY, parsed.STRATBOX_SANDBOX_SIZE, parsed.STRATBOX_RATE_LIMIT]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
     }
   });
 

@@ -20,7 +20,11 @@ export type EnvDoc = {
 const doc = (description: string, defaultText?: string): EnvDoc => (defaultText === undefined ? { description } : { description, defaultText });
 
 /** A string variable: unset or empty is `undefined`. */
-const text = () => z.string().optional().transform((raw) => (raw === undefined || raw === '' ? undefined : raw));
+const text = () =>
+  z
+    .string()
+    .optional()
+    .transform((raw) => (raw === undefined || raw === '' ? undefined : raw));
 
 /** An integer variable of at least `min` (at most `max`); unset or empty is `undefined`. */
 const int = (min: number, max?: number, message = max === undefined ? `must be an integer of at least ${min}` : `must be an integer from ${min} to ${max}`) =>
@@ -82,7 +86,8 @@ const rateLimit = (name: string, allowOff: boolean) =>
   });
 
 /** Express's `trust proxy`: `true`/`false`, a hop count, or addresses and subnets. */
-const trustProxy = () => text().transform((raw) => (raw === undefined ? undefined : raw === 'true' || raw === 'false' ? raw === 'true' : /^\d+$/.test(raw) ? Number(raw) : raw));
+const trustProxy = () =>
+  text().transform((raw) => (raw === undefined ? undefined : raw === 'true' || raw === 'false' ? raw === 'true' : /^\d+$/.test(raw) ? Number(raw) : raw));
 
 /** 32 bytes, base64: decoded. */
 const masterKey = () =>
@@ -153,7 +158,10 @@ export const envSchema = z.object({
       ),
     ),
   DATABASE_URL: url('postgres://user@host:5432/db').meta(
-    doc('PostgreSQL instead of SQLite, e.g. `postgres://user@host:5432/db`; add `?schema=name` to use a schema. Migrations run at start.', 'unset: SQLite in `DATA_DIR`'),
+    doc(
+      'PostgreSQL instead of SQLite, e.g. `postgres://user@host:5432/db`; add `?schema=name` to use a schema. Migrations run at start.',
+      'unset: SQLite in `DATA_DIR`',
+    ),
   ),
   LOG_LEVEL: oneOf(['debug', 'info', 'warn', 'error'] as const)
     .transform((v) => withDefault(v, 'info'))
@@ -171,22 +179,35 @@ export const envSchema = z.object({
     ),
   ),
   STRATBOX_RATE_LIMIT: rateLimit('STRATBOX_RATE_LIMIT', true).meta(
-    doc('Requests per user (all of a user\'s keys together), as `<requests>/<window>`: `1200/1m`, `1200/60s`, `20/s`, `5000/1h`; `off` turns rate limiting off.', '`1200/1m`'),
+    doc(
+      "Requests per user (all of a user's keys together), as `<requests>/<window>`: `1200/1m`, `1200/60s`, `20/s`, `5000/1h`; `off` turns rate limiting off.",
+      '`1200/1m`',
+    ),
   ),
   STRATBOX_RATE_LIMIT_IP: rateLimit('STRATBOX_RATE_LIMIT_IP', false).meta(
-    doc('Requests per client address without valid credentials (a missing or wrong key, the billing webhook, unknown routes), as `<requests>/<window>`.', '`300/1m`'),
+    doc(
+      'Requests per client address without valid credentials (a missing or wrong key, the billing webhook, unknown routes), as `<requests>/<window>`.',
+      '`300/1m`',
+    ),
   ),
 
   // Scaling out
   STRATBOX_ROLE: oneOf(['api', 'worker', 'all'] as const)
     .transform((v) => withDefault(v, 'all'))
-    .meta(doc('What this process does: `api` (HTTP and WebSocket, runs no jobs), `worker` (runs backtests and deployments, serves nothing) or `all`. `api` and `worker` need `REDIS_URL`.', '`all`')),
+    .meta(
+      doc(
+        'What this process does: `api` (HTTP and WebSocket, runs no jobs), `worker` (runs backtests and deployments, serves nothing) or `all`. `api` and `worker` need `REDIS_URL`.',
+        '`all`',
+      ),
+    ),
   REDIS_URL: url('redis://host:6379').meta(
     doc('Redis for the shared job queue (BullMQ), event bus and rate-limit counts, so that several processes make one service.', 'unset: all in this process'),
   ),
   STRATBOX_REDIS_PREFIX: text()
     .transform((v) => withDefault(v, 'stratbox'))
-    .meta(doc('Prefix of every Redis key and channel: the nodes of one service share it, several services can share one Redis with different ones.', '`stratbox`')),
+    .meta(
+      doc('Prefix of every Redis key and channel: the nodes of one service share it, several services can share one Redis with different ones.', '`stratbox`'),
+    ),
   STRATBOX_WORKER_CONCURRENCY: int(1)
     .transform((v) => withDefault(v, 2))
     .meta(doc('Backtests one worker process (role `worker` or `all`) takes from the queue at once.', '`2`')),
@@ -196,7 +217,10 @@ export const envSchema = z.object({
 
   // Backtests (each unset one keeps core's default)
   STRATBOX_BACKTEST_CPU_MS: int(100).meta(
-    doc('CPU time one backtest may use before it fails with `TIMEOUT` (at least 100); the host stops it 15 s of wall-clock time later whatever happens, so an endless loop ends within 45 s by default.', '`30000`'),
+    doc(
+      'CPU time one backtest may use before it fails with `TIMEOUT` (at least 100); the host stops it 15 s of wall-clock time later whatever happens, so an endless loop ends within 45 s by default.',
+      '`30000`',
+    ),
   ),
   STRATBOX_SANDBOX_SIZE: int(1).meta(
     doc('Sandbox processes running backtests; strategy checks on save have one more of their own, so a save never waits behind a backtest.', 'cores - 1'),
@@ -212,7 +236,10 @@ export const envSchema = z.object({
     .meta(doc('`true` or `false`: whether this process runs live deployments (an `api` process never does).', '`true`, except for role `api`')),
   STRATBOX_DEPLOYMENT_POLL_MS: positive().meta(doc('How often running deployments poll their exchange, in ms.', '`5000`')),
   STRATBOX_DEPLOYMENT_LEASE_MS: int(300).meta(
-    doc("How long a process's lease on a deployment lasts without renewal: a dead process's deployments move to another within about this plus the scan interval (at least 300).", '`15000`'),
+    doc(
+      "How long a process's lease on a deployment lasts without renewal: a dead process's deployments move to another within about this plus the scan interval (at least 300).",
+      '`15000`',
+    ),
   ),
   STRATBOX_DEPLOYMENT_SCAN_MS: int(50).meta(
     doc('How often a process looks for deployments to run: new ones an `api` process created, and those whose lease expired (at least 50).', '`10000`'),
@@ -230,7 +257,12 @@ export const envSchema = z.object({
   ),
   STRATBOX_CLOCK_SPEED: positive()
     .transform((v) => withDefault(v, 1))
-    .meta(doc("Demos and tests: above 1, the service clock runs this many times faster than real time from `STRATBOX_CLOCK_ORIGIN` on, so `1m` strategies trade every few seconds. Never in production.", '`1`')),
+    .meta(
+      doc(
+        'Demos and tests: above 1, the service clock runs this many times faster than real time from `STRATBOX_CLOCK_ORIGIN` on, so `1m` strategies trade every few seconds. Never in production.',
+        '`1`',
+      ),
+    ),
   STRATBOX_CLOCK_ORIGIN: int(0).meta(doc('Demos and tests: epoch ms from which a fast clock (`STRATBOX_CLOCK_SPEED`) runs.', 'the start time')),
 
   // The `stratbox backtest` command (read by its option parser)

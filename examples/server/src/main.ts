@@ -28,7 +28,9 @@ async function main() {
   const { queue, events } = openQueue(scale, logger);
   const live = readDeploymentConfig(store, logger, env);
   const stratbox = createStratbox({
-    store, logger, masterKey: loadMasterKey(config, env, logger),
+    store,
+    logger,
+    masterKey: loadMasterKey(config, env, logger),
     ...live,
     ...readBacktestConfig(env),
     // an api node runs no background work: neither backtests nor live deployments

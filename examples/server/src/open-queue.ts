@@ -26,14 +26,18 @@ export function openQueue(config: ScaleOutConfig, logger: Logger): { queue?: Job
   const queue: JobQueue = {
     ...bullmq,
     process(name, handler, options) {
-      bullmq.process(name, async (job, signal) => {
-        const started = Date.now();
-        try {
-          await handler(job, signal);
-        } finally {
-          logger.info('job ran', { job: name, id: job.id, pid: process.pid, ms: Date.now() - started, ...(job.redelivered ? { redelivered: true } : {}) });
-        }
-      }, options);
+      bullmq.process(
+        name,
+        async (job, signal) => {
+          const started = Date.now();
+          try {
+            await handler(job, signal);
+          } finally {
+            logger.info('job ran', { job: name, id: job.id, pid: process.pid, ms: Date.now() - started, ...(job.redelivered ? { redelivered: true } : {}) });
+          }
+        },
+        options,
+      );
     },
   };
   return { queue, events };

@@ -21,7 +21,9 @@ export function readScaleOutConfig(env: ServerEnv): ScaleOutConfig {
   const role = env.STRATBOX_ROLE;
   const redisUrl = env.REDIS_URL;
   if (role !== 'all' && !redisUrl) {
-    throw new Error(`STRATBOX_ROLE=${role} needs REDIS_URL: without it jobs and events stay inside one process, so an api process would queue backtests no worker sees`);
+    throw new Error(
+      `STRATBOX_ROLE=${role} needs REDIS_URL: without it jobs and events stay inside one process, so an api process would queue backtests no worker sees`,
+    );
   }
   return {
     role,

@@ -92,12 +92,19 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
 
   // Before any route of the contract: the request id, then CORS (a preflight ends here).
   if (assignRequestId) {
-    router.all(paths.map((p) => p.path), (req, res, next) => {
-      assignRequestId(req, res);
-      next();
-    });
+    router.all(
+      paths.map((p) => p.path),
+      (req, res, next) => {
+        assignRequestId(req, res);
+        next();
+      },
+    );
   }
-  if (options.cors) router.all(paths.map((p) => p.path), createCors(options.cors));
+  if (options.cors)
+    router.all(
+      paths.map((p) => p.path),
+      createCors(options.cors),
+    );
 
   if (options.openapi !== false) {
     const documents = new Map<string, ReturnType<typeof generateOpenApi>>();
@@ -126,12 +133,14 @@ export function createStratboxRouter(stratbox: Stratbox, options: StratboxRouter
     router[method](route.path, (req, res, next) => {
       res.locals.routeKey = key;
       const caller = needsUser ? authenticate(req) : Promise.resolve(null);
-      caller.then(async (found) => {
-        if (found) res.locals.userId = found.userId;
-        await countRequest(req, res, found?.userId);
-        if (needsUser && !found) throw new StratboxError('UNAUTHENTICATED', 'Missing or invalid API key; send Authorization: Bearer <api key>');
-        withBody(req, res, next);
-      }).catch(next);
+      caller
+        .then(async (found) => {
+          if (found) res.locals.userId = found.userId;
+          await countRequest(req, res, found?.userId);
+          if (needsUser && !found) throw new StratboxError('UNAUTHENTICATED', 'Missing or invalid API key; send Authorization: Bearer <api key>');
+          withBody(req, res, next);
+        })
+        .catch(next);
     });
   }
 
@@ -203,7 +212,10 @@ async function applyRateLimit(limiter: RateLimiter, stratbox: Stratbox, req: Req
   try {
     decision = userId ? await limiter.hit('user', userId) : await limiter.hit('ip', req.ip ?? req.socket.remoteAddress ?? 'unknown');
   } catch (error) {
-    stratbox.logger.warn('Rate limiter failed; request let through', { requestId: res.locals.requestId, error: error instanceof Error ? error.message : String(error) });
+    stratbox.logger.warn('Rate limiter failed; request let through', {
+      requestId: res.locals.requestId,
+      error: error instanceof Error ? error.message : String(error),
+    });
     return;
   }
   const resetSeconds = Math.ceil(decision.resetMs / 1000);
@@ -212,10 +224,14 @@ async function applyRateLimit(limiter: RateLimiter, stratbox: Stratbox, req: Req
   res.setHeader('RateLimit-Reset', String(resetSeconds));
   if (decision.allowed) return;
   const retryAfterSeconds = Math.max(1, resetSeconds);
-  throw new StratboxError('RATE_LIMITED', `Too many requests: at most ${decision.limit} per window ${userId ? 'per user' : 'per client address'}; retry in ${retryAfterSeconds} s`, {
-    retryAfterSeconds,
-    limit: decision.limit,
-  });
+  throw new StratboxError(
+    'RATE_LIMITED',
+    `Too many requests: at most ${decision.limit} per window ${userId ? 'per user' : 'per client address'}; retry in ${retryAfterSeconds} s`,
+    {
+      retryAfterSeconds,
+      limit: decision.limit,
+    },
+  );
 }
 
 /**
@@ -223,9 +239,7 @@ async function applyRateLimit(limiter: RateLimiter, stratbox: Stratbox, req: Req
  * URIError (status 400), which is the caller's mistake, not a 500.
  */
 function malformedPath(): StratboxError {
-  return new StratboxError('VALIDATION_FAILED', 'Malformed percent-encoding in the URL path', [
-    { path: 'params', message: 'Not valid percent-encoded UTF-8' },
-  ]);
+  return new StratboxError('VALIDATION_FAILED', 'Malformed percent-encoding in the URL path', [{ path: 'params', message: 'Not valid percent-encoded UTF-8' }]);
 }
 
 /** Routes without a query schema take no query parameters: any is a typo, so it is refused. */

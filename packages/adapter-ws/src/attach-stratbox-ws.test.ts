@@ -39,7 +39,7 @@ function connect(url: string, options: WebSocket.ClientOptions = {}) {
 }
 
 describe('attachStratboxWs', () => {
-  it('works with { noServer: true } behind the host\'s own upgrade routing', async () => {
+  it("works with { noServer: true } behind the host's own upgrade routing", async () => {
     const stratbox = stratboxWith();
     const { apiKey, userId } = await stratbox.users.createUser('host');
     const realtime = attachStratboxWs({ noServer: true }, stratbox, { path: '/realtime' });
@@ -57,7 +57,7 @@ describe('attachStratboxWs', () => {
     expect((await socket.outcome).code).toBe(1005);
   });
 
-  it("lets a host authenticate the upgrade by its own means (a session cookie)", async () => {
+  it('lets a host authenticate the upgrade by its own means (a session cookie)', async () => {
     const stratbox = stratboxWith(async (request) => (request.headers.cookie === 'session=ok' ? { userId: 'usr_CookieCookieCookie01' } : null));
     const server = createServer();
     const realtime = attachStratboxWs(server, stratbox);
@@ -78,7 +78,9 @@ describe('attachStratboxWs', () => {
     cleanups.push(() => realtime.close());
     const port = await listen(server);
     expect(await connect(`ws://127.0.0.1:${port}/ws`, { origin: 'https://evil.example.com' }).outcome).toEqual({ status: 403 });
-    expect(await connect(`ws://127.0.0.1:${port}/ws`, { origin: 'https://app.example.com', headers: { authorization: 'Bearer boom' } }).outcome).toEqual({ status: 500 });
+    expect(await connect(`ws://127.0.0.1:${port}/ws`, { origin: 'https://app.example.com', headers: { authorization: 'Bearer boom' } }).outcome).toEqual({
+      status: 500,
+    });
     const fine = connect(`ws://127.0.0.1:${port}/ws`, { origin: 'https://app.example.com' });
     await new Promise((resolve) => fine.ws.once('open', resolve));
     fine.ws.close();

@@ -55,7 +55,11 @@ export type StratboxForWs = Pick<Stratbox, 'events' | 'channels' | 'authenticate
  * `stratbox.events` and access decisions from `stratbox.channels`; the endpoint never calls a
  * service directly. Protocol, limits and close codes: README.md of this package.
  */
-export function attachStratboxWs(target: HttpServer | HttpsServer | { noServer: true }, stratbox: StratboxForWs, options: StratboxWsOptions = {}): StratboxWsServer {
+export function attachStratboxWs(
+  target: HttpServer | HttpsServer | { noServer: true },
+  stratbox: StratboxForWs,
+  options: StratboxWsOptions = {},
+): StratboxWsServer {
   const resolved = resolveWsOptions(options);
   const logger = options.logger ?? stratbox.logger;
   const authenticate = options.authenticate ?? stratbox.authenticate;

@@ -50,16 +50,18 @@ export class ChannelHub {
       const parsed = parseChannel(channel);
       if (!parsed) throw new TypeError(`Not a channel: ${channel}`);
       const created: ChannelEntry = { kind: parsed.kind, id: parsed.id, members: new Map(), ready: Promise.resolve(), unsubscribe: null, removed: false };
-      created.ready = this.bus.subscribe(channel, (data) => this.deliver(created, channel, data)).then(
-        (unsubscribe) => {
-          if (created.removed) unsubscribe();
-          else created.unsubscribe = unsubscribe;
-        },
-        (error: unknown) => {
-          this.remove(channel, created);
-          throw error;
-        },
-      );
+      created.ready = this.bus
+        .subscribe(channel, (data) => this.deliver(created, channel, data))
+        .then(
+          (unsubscribe) => {
+            if (created.removed) unsubscribe();
+            else created.unsubscribe = unsubscribe;
+          },
+          (error: unknown) => {
+            this.remove(channel, created);
+            throw error;
+          },
+        );
       this.entries.set(channel, created);
       entry = created;
     }

@@ -30,8 +30,7 @@ export interface StratboxWsOptions {
   logger?: Logger;
 }
 
-export type ResolvedWsOptions = Required<Omit<StratboxWsOptions, 'verifyOrigin' | 'authenticate' | 'logger'>> &
-  Pick<StratboxWsOptions, 'verifyOrigin'>;
+export type ResolvedWsOptions = Required<Omit<StratboxWsOptions, 'verifyOrigin' | 'authenticate' | 'logger'>> & Pick<StratboxWsOptions, 'verifyOrigin'>;
 
 export const WS_DEFAULTS = {
   path: WS_PATH,
@@ -62,7 +61,15 @@ export function resolveWsOptions(options: StratboxWsOptions): ResolvedWsOptions 
     ...(options.verifyOrigin ? { verifyOrigin: options.verifyOrigin } : {}),
   };
   if (!resolved.path.startsWith('/')) throw new TypeError(`path must start with /, got ${resolved.path}`);
-  for (const name of ['authTimeoutMs', 'maxSubscriptionsPerSocket', 'maxSocketsPerUser', 'maxMessageBytes', 'maxPayloadBytes', 'dropProgressAboveBytes', 'maxBufferedBytes'] as const) {
+  for (const name of [
+    'authTimeoutMs',
+    'maxSubscriptionsPerSocket',
+    'maxSocketsPerUser',
+    'maxMessageBytes',
+    'maxPayloadBytes',
+    'dropProgressAboveBytes',
+    'maxBufferedBytes',
+  ] as const) {
     if (!(resolved[name] > 0)) throw new TypeError(`${name} must be a positive number, got ${resolved[name]}`);
   }
   if (!(resolved.heartbeatIntervalMs >= 0)) throw new TypeError('heartbeatIntervalMs must be 0 or more');

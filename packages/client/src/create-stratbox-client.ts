@@ -1,6 +1,17 @@
 import {
-  backtestProgressChannel, deploymentOrdersChannel, ErrorBody, NEXT_CURSOR_HEADER, routes, WS_PATH, type LogPage,
-  type BacktestProgressData, type DeploymentOrderData, type RouteDef, type RouteInput, type RouteKey, type RouteOutput,
+  backtestProgressChannel,
+  deploymentOrdersChannel,
+  ErrorBody,
+  NEXT_CURSOR_HEADER,
+  routes,
+  WS_PATH,
+  type LogPage,
+  type BacktestProgressData,
+  type DeploymentOrderData,
+  type RouteDef,
+  type RouteInput,
+  type RouteKey,
+  type RouteOutput,
 } from '@stratbox/contract';
 import { StratboxClientError, codeForStatus } from './client-error.js';
 import { createRealtimeClient, type RealtimeClient, type RealtimeOptions, type SubscribeOptions, type Unsubscribe } from './ws/realtime-client.js';
@@ -38,9 +49,10 @@ type GroupOf<K extends string> = K extends `${infer G}.${string}` ? G : never;
 type ActionsOf<G extends string> = ClientRouteKey extends infer K ? (K extends `${G}.${infer A}` ? A : never) : never;
 
 /** `{}` inputs (no params, no required body) may be omitted. */
-type Method<K extends RouteKey> = {} extends RouteInput<K>
-  ? (input?: RouteInput<K>, options?: CallOptions) => Promise<RouteOutput<K>>
-  : (input: RouteInput<K>, options?: CallOptions) => Promise<RouteOutput<K>>;
+type Method<K extends RouteKey> =
+  {} extends RouteInput<K>
+    ? (input?: RouteInput<K>, options?: CallOptions) => Promise<RouteOutput<K>>
+    : (input: RouteInput<K>, options?: CallOptions) => Promise<RouteOutput<K>>;
 
 /** A typed method per contract route, grouped: `client.strategies.get({ params: { id } })`. */
 export type StratboxClient = {
@@ -48,7 +60,8 @@ export type StratboxClient = {
 } & {
   /** Call any route by its contract key. */
   call<K extends ClientRouteKey>(key: K, input: RouteInput<K>, options?: CallOptions): Promise<RouteOutput<K>>;
-} & StratboxRealtimeMethods & StratboxPagingMethods;
+} & StratboxRealtimeMethods &
+  StratboxPagingMethods;
 
 /** A page of a deployment's log: `client.deployments.logPage`. */
 export type LogPageData = LogPage;
@@ -115,7 +128,11 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
   const validate = options.validateResponses !== false;
 
   /** Sends one request; resolves with the checked body and the response headers. */
-  async function request(key: RouteKey, input: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } = {}, callOptions: CallOptions = {}): Promise<{ data: unknown; headers: Headers }> {
+  async function request(
+    key: RouteKey,
+    input: { params?: Record<string, unknown>; query?: Record<string, unknown>; body?: unknown } = {},
+    callOptions: CallOptions = {},
+  ): Promise<{ data: unknown; headers: Headers }> {
     const route: RouteDef = routes[key];
     const fetchImpl = options.fetch ?? globalThis.fetch;
     const url = baseUrl + buildPath(route, input.params) + buildQuery(input.query);

@@ -30,7 +30,12 @@ export const CreateBacktestBody = z
     marketType: MarketType.optional().meta({ description: "Defaults to the strategy's market type." }),
     timeframe: Timeframe.optional().meta({ description: "Defaults to the strategy's `meta.timeframe`, else 1h." }),
     fees: Fees.default({ maker: 0.0002, taker: 0.0005 }),
-    leverage: z.number().min(1).max(125).default(1).meta({ description: "Must be 1 for `SPOT` (given, or the strategy's market type): spot trades have no margin." }),
+    leverage: z
+      .number()
+      .min(1)
+      .max(125)
+      .default(1)
+      .meta({ description: "Must be 1 for `SPOT` (given, or the strategy's market type): spot trades have no margin." }),
     slippage: z.number().min(0).max(0.1).default(0),
     initialCapital: z.number().positive().max(1e12).default(10_000),
     params: ParamMap.default({}),
@@ -104,15 +109,19 @@ export const DEFAULT_MAX_BACKTEST_TRADES = 10_000;
 
 export const BacktestDetail = BacktestSummary.extend({
   equityCurve: z.array(EquityPoint).nullable(),
-  trades: z.array(Trade).nullable().meta({
-    description: `The first ${DETAIL_TRADES.toLocaleString('en')} stored trades, in the order of \`GET /api/backtests/:id/trades\` (by entry time); page through all of them there. Null until completed.`,
-  }),
+  trades: z
+    .array(Trade)
+    .nullable()
+    .meta({
+      description: `The first ${DETAIL_TRADES.toLocaleString('en')} stored trades, in the order of \`GET /api/backtests/:id/trades\` (by entry time); page through all of them there. Null until completed.`,
+    }),
   tradeCount: z.number().int().nullable().meta({ description: 'Trades the run made in all (as `metrics.tradeCount`). Null until completed.' }),
   storedTradeCount: z.number().int().nullable().meta({
     description: 'Trades stored and served by `GET /api/backtests/:id/trades`: all of them, or the first ones up to the per-run cap. Null until completed.',
   }),
   tradesTruncated: z.boolean().nullable().meta({
-    description: 'True when the run made more trades than the per-run cap stores (`storedTradeCount < tradeCount`); metrics still cover every trade. Null until completed.',
+    description:
+      'True when the run made more trades than the per-run cap stores (`storedTradeCount < tradeCount`); metrics still cover every trade. Null until completed.',
   }),
   metrics: Metrics.nullable(),
 });

@@ -91,7 +91,7 @@ export const DeploymentPosition = z.object({
 /** Realized P&L of the deployment's own fills in one symbol. */
 export const DeploymentSymbolPnl = z.object({
   symbol: z.string(),
-  realizedPnl: z.number().meta({ description: 'Closed P&L of the deployment\'s fills (average cost), less every fee they paid' }),
+  realizedPnl: z.number().meta({ description: "Closed P&L of the deployment's fills (average cost), less every fee they paid" }),
   fees: z.number().meta({ description: "Fees of the deployment's fills in this symbol" }),
   filledOrders: z.number().int().meta({ description: 'Orders of the deployment with a fill in this symbol' }),
 });
@@ -101,12 +101,13 @@ export const DeploymentPositions = z.object({
   status: DeploymentStatus,
   asOf: Timestamp.meta({ description: 'When this answer was made' }),
   live: z.boolean().meta({
-    description: "True when `positions` were read from the exchange now; false for a stopped deployment (its stop closed them) or one whose credential was deleted: `positions` is then empty",
+    description:
+      'True when `positions` were read from the exchange now; false for a stopped deployment (its stop closed them) or one whose credential was deleted: `positions` is then empty',
   }),
   positions: z.array(DeploymentPosition),
   realizedPnl: z.number().meta({ description: 'Sum of `bySymbol[].realizedPnl` (net of fees)' }),
   fees: z.number(),
-  unrealizedPnl: z.number().meta({ description: 'Sum of the positions\' `unrealizedPnl` (unknown ones count 0)' }),
+  unrealizedPnl: z.number().meta({ description: "Sum of the positions' `unrealizedPnl` (unknown ones count 0)" }),
   bySymbol: z.array(DeploymentSymbolPnl).meta({ description: "Every symbol of the deployment, in the deployment's order" }),
 });
 export type DeploymentPositions = z.infer<typeof DeploymentPositions>;

@@ -31,7 +31,10 @@ const COMMON_ERRORS: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'RAT
 
 /** Response headers of every counted request (docs/api-contract.md: rate limits), described once under `components.headers`. */
 const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': { description: 'Requests allowed per window to this caller (the user; the client address without valid credentials)', schema: { type: 'integer' } },
+  'RateLimit-Limit': {
+    description: 'Requests allowed per window to this caller (the user; the client address without valid credentials)',
+    schema: { type: 'integer' },
+  },
   'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the window ends and the whole allowance is back', schema: { type: 'integer' } },
 };
@@ -39,7 +42,8 @@ const RETRY_AFTER = { 'Retry-After': { description: 'Seconds to wait before retr
 /** On every response (docs/api-contract.md: request ids). */
 const REQUEST_ID = {
   'X-Request-Id': {
-    description: "The request's id: the client's own `X-Request-Id` if it is 1 to 128 characters of `A-Za-z0-9._-`, else a generated one; the same id is in the server's log lines of the request",
+    description:
+      "The request's id: the client's own `X-Request-Id` if it is 1 to 128 characters of `A-Za-z0-9._-`, else a generated one; the same id is in the server's log lines of the request",
     schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
   },
 };
@@ -71,7 +75,14 @@ function createComponents(routeList: RouteDef[]) {
   for (const [schema, id] of names) registry.add(schema, { id });
   const INPUT = '__input__';
   const convert = (io: 'input' | 'output') =>
-    (z.toJSONSchema(registry, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => `#/components/schemas/${io === 'input' ? INPUT : ''}${id}` }) as { schemas: Record<string, JsonSchema> }).schemas;
+    (
+      z.toJSONSchema(registry, {
+        target: 'draft-2020-12',
+        io,
+        unrepresentable: 'any',
+        uri: (id) => `#/components/schemas/${io === 'input' ? INPUT : ''}${id}`,
+      }) as { schemas: Record<string, JsonSchema> }
+    ).schemas;
   const strip = (schema: JsonSchema) => {
     const { $id: _id, $schema: _schema, ...rest } = schema;
     return JSON.stringify(rest);
@@ -102,7 +113,8 @@ function createComponents(routeList: RouteDef[]) {
     if (id) reach(id);
   }
   const inputName = (id: string) => (differs.has(id) && outputUsed.has(id) ? `${id}Input` : id);
-  const resolveInput = (json: string) => json.replace(/#\/components\/schemas\/__input__([A-Za-z0-9_]+)/g, (_m, id: string) => `#/components/schemas/${inputName(id)}`);
+  const resolveInput = (json: string) =>
+    json.replace(/#\/components\/schemas\/__input__([A-Za-z0-9_]+)/g, (_m, id: string) => `#/components/schemas/${inputName(id)}`);
   const used = new Map<string, string>();
   const use = (name: string, json: string) => {
     if (used.has(name)) return;
@@ -141,12 +153,20 @@ function operation(key: string, route: RouteDef, named: ReturnType<typeof create
   const parameters = [
     ...objectProperties(route.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
     ...objectProperties(route.query).map(([name, schema, required]) => ({
-      name, in: 'query', required, schema, ...(schema.description ? { description: schema.description } : {}),
+      name,
+      in: 'query',
+      required,
+      schema,
+      ...(schema.description ? { description: schema.description } : {}),
     })),
   ];
   const responses: Record<string, unknown> = {
     [route.successStatus]: route.response
-      ? { description: 'Success', headers: { ...COUNTED, ...routeHeaders(route) }, content: { 'application/json': { schema: named.ref(route.response, 'output') } } }
+      ? {
+          description: 'Success',
+          headers: { ...COUNTED, ...routeHeaders(route) },
+          content: { 'application/json': { schema: named.ref(route.response, 'output') } },
+        }
       : { description: 'No content', headers: COUNTED },
   };
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...route.errors]);
@@ -196,7 +216,7 @@ export function generateOpenApi(options: { title?: string; version?: string; ser
         'Strategy storage with versions, sandboxed backtests, live deployments, a marketplace and billing. ' +
         'Authenticate with `Authorization: Bearer <api key>`. Lists are newest first and paginated with `limit` ' +
         '(default 50, at most 200) and `cursor` (the `nextCursor` of the previous page). Unknown body and query ' +
-        'fields are rejected with 400. Errors answer `{ error: { code, message, details? } }`. Another user\'s ' +
+        "fields are rejected with 400. Errors answer `{ error: { code, message, details? } }`. Another user's " +
         'record answers 404 exactly as a missing one. Real-time channels are on the WebSocket endpoint `/ws`. ' +
         'Rate limits: requests are counted per user (every API key of a user shares one allowance) and, without ' +
         'valid credentials (and for the billing webhook), per client address, in fixed windows (by default 1,200 ' +

@@ -6,13 +6,35 @@ import { ERROR_STATUS } from './error-codes.js';
 
 /** Every endpoint of docs/spec.md section 4, as `METHOD path`. */
 const SPEC_ENDPOINTS = [
-  'GET /api/strategies', 'GET /api/strategies/:id', 'POST /api/strategies', 'PUT /api/strategies/:id', 'DELETE /api/strategies/:id',
-  'GET /api/deployments', 'GET /api/deployments/:id', 'POST /api/deployments', 'POST /api/deployments/:id/stop',
-  'POST /api/deployments/:id/restart', 'DELETE /api/deployments/:id', 'GET /api/deployments/:id/logs',
-  'GET /api/backtests', 'GET /api/backtests/:id', 'POST /api/backtests', 'POST /api/backtests/:id/cancel',
-  'GET /api/marketplace', 'GET /api/marketplace/:id', 'POST /api/marketplace', 'POST /api/marketplace/:id/purchase',
-  'GET /api/marketplace/:id/reviews', 'POST /api/marketplace/:id/reviews', 'GET /api/marketplace/my-listings', 'GET /api/marketplace/purchases',
-  'GET /api/billing/subscription', 'POST /api/billing/checkout', 'POST /api/billing/portal', 'GET /api/billing/usage', 'GET /api/billing/invoices',
+  'GET /api/strategies',
+  'GET /api/strategies/:id',
+  'POST /api/strategies',
+  'PUT /api/strategies/:id',
+  'DELETE /api/strategies/:id',
+  'GET /api/deployments',
+  'GET /api/deployments/:id',
+  'POST /api/deployments',
+  'POST /api/deployments/:id/stop',
+  'POST /api/deployments/:id/restart',
+  'DELETE /api/deployments/:id',
+  'GET /api/deployments/:id/logs',
+  'GET /api/backtests',
+  'GET /api/backtests/:id',
+  'POST /api/backtests',
+  'POST /api/backtests/:id/cancel',
+  'GET /api/marketplace',
+  'GET /api/marketplace/:id',
+  'POST /api/marketplace',
+  'POST /api/marketplace/:id/purchase',
+  'GET /api/marketplace/:id/reviews',
+  'POST /api/marketplace/:id/reviews',
+  'GET /api/marketplace/my-listings',
+  'GET /api/marketplace/purchases',
+  'GET /api/billing/subscription',
+  'POST /api/billing/checkout',
+  'POST /api/billing/portal',
+  'GET /api/billing/usage',
+  'GET /api/billing/invoices',
 ];
 
 describe('the route table', () => {
@@ -41,8 +63,16 @@ describe('the route table', () => {
 
   it('maps the error codes of docs/api-contract.md to their statuses', () => {
     expect(ERROR_STATUS).toMatchObject({
-      VALIDATION_FAILED: 400, UNAUTHENTICATED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
-      PAYLOAD_TOO_LARGE: 413, PLAN_LIMIT_EXCEEDED: 402, RATE_LIMITED: 429, UNAVAILABLE: 503, INTERNAL: 500,
+      VALIDATION_FAILED: 400,
+      UNAUTHENTICATED: 401,
+      FORBIDDEN: 403,
+      NOT_FOUND: 404,
+      CONFLICT: 409,
+      PAYLOAD_TOO_LARGE: 413,
+      PLAN_LIMIT_EXCEEDED: 402,
+      RATE_LIMITED: 429,
+      UNAVAILABLE: 503,
+      INTERNAL: 500,
     });
   });
 });

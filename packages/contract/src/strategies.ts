@@ -33,7 +33,10 @@ export type StrategyDetail = z.infer<typeof StrategyDetail>;
 
 const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(10_000);
-const Source = z.string().min(1).meta({ description: `Strategy source code, at most ${MAX_SOURCE_BYTES} bytes of UTF-8 (413 beyond).` });
+const Source = z
+  .string()
+  .min(1)
+  .meta({ description: `Strategy source code, at most ${MAX_SOURCE_BYTES} bytes of UTF-8 (413 beyond).` });
 
 export const CreateStrategyBody = z.strictObject({
   name: Name,

@@ -88,7 +88,9 @@ export const WsEventMessage = z
     (m) => {
       const parsed = parseChannel(m.channel);
       if (!parsed) return false;
-      return 'backtestId' in m.data ? parsed.kind === 'backtest' && m.data.backtestId === parsed.id : parsed.kind === 'deployment' && m.data.deploymentId === parsed.id;
+      return 'backtestId' in m.data
+        ? parsed.kind === 'backtest' && m.data.backtestId === parsed.id
+        : parsed.kind === 'deployment' && m.data.deploymentId === parsed.id;
     },
     { message: 'The event data does not belong to its channel', path: ['data'] },
   );

@@ -28,7 +28,12 @@ describe('createStratbox close()', () => {
     // The store, after the failing part, is closed too.
     await expect(store.users.findById('usr_any')).rejects.toThrow('Store is closed');
     // Idempotent: the same outcome, nothing closed twice.
-    expect(await stratbox.close().then(() => null, (e: unknown) => e)).toBe(error);
+    expect(
+      await stratbox.close().then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    ).toBe(error);
   });
 
   it('resolves when every part closes', async () => {

@@ -144,7 +144,11 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       await executor.inspect(source, context ? { tenant: context.userId } : {});
     });
   const strategies = createStrategyService({ store, clock, checkSource });
-  const events = config.events ?? createInProcessEventBus({ onHandlerError: (error, channel) => logger.error('Event handler failed', { channel, error: error instanceof Error ? error.message : String(error) }) });
+  const events =
+    config.events ??
+    createInProcessEventBus({
+      onHandlerError: (error, channel) => logger.error('Event handler failed', { channel, error: error instanceof Error ? error.message : String(error) }),
+    });
   const queue = config.queue ?? createInProcessJobQueue();
   const marketData = config.marketData ?? createMarketData({ store, clock });
   if (!config.secretBox && !config.masterKey) {
@@ -155,7 +159,12 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const billing = createBillingServices({ store, clock, logger, ...config.billing });
   const marketplace = createMarketplaceServices({ store, clock, logger, billing });
   const backtests = createBacktestService({
-    store, clock, logger, events, queue, executor,
+    store,
+    clock,
+    logger,
+    events,
+    queue,
+    executor,
     beforeCreate: (userId) => billing.usage.reserveBacktest(userId),
     afterCreateFailed: (userId) => billing.usage.releaseBacktest(userId),
   });
@@ -163,7 +172,13 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     resolvers: createStoreChannelResolvers(store, { backtest: (userId, id) => backtests.finalEvent(userId, id), ...config.channelResolvers }),
   });
   const worker = createBacktestWorker({
-    store, clock, logger, events, queue, executor, marketData,
+    store,
+    clock,
+    logger,
+    events,
+    queue,
+    executor,
+    marketData,
     concurrency: config.workerConcurrency ?? 2,
     ...(config.maxBacktestTrades === undefined ? {} : { maxStoredTrades: checkMaxBacktestTrades(config.maxBacktestTrades) }),
     ...(config.perUserConcurrency === undefined ? {} : { perUserConcurrency: config.perUserConcurrency }),
@@ -183,7 +198,14 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     });
   const liveSandbox = createLiveSandbox(config.deployments?.sandbox);
   const supervisor = createDeploymentSupervisor({
-    store, clock, logger, events, marketData, credentials, exchanges, sandbox: liveSandbox,
+    store,
+    clock,
+    logger,
+    events,
+    marketData,
+    credentials,
+    exchanges,
+    sandbox: liveSandbox,
     ...(config.deployments?.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.deployments.pollIntervalMs }),
     ...(config.deployments?.maxExchangeFailures === undefined ? {} : { maxExchangeFailures: config.deployments.maxExchangeFailures }),
     ...(config.deployments?.run === undefined ? {} : { run: config.deployments.run }),
@@ -194,7 +216,11 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
   });
   const deployments = createDeploymentService({
-    store, clock, credentials, executor, supervisor,
+    store,
+    clock,
+    credentials,
+    executor,
+    supervisor,
     log: createDeploymentLogWriter({ store, clock, logger }),
     assertDeploymentSlot: (userId, tx) => billing.usage.assertDeploymentSlot(userId, tx),
   });
@@ -224,7 +250,8 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
         logger.error('Closing a part of Stratbox failed', { part: name, error: message });
       }
     }
-    if (failures.length > 0) throw new AggregateError(failures, `Stratbox closed with ${failures.length} failure(s): ${failures.map((f) => f.message).join('; ')}`);
+    if (failures.length > 0)
+      throw new AggregateError(failures, `Stratbox closed with ${failures.length} failure(s): ${failures.map((f) => f.message).join('; ')}`);
   }
 
   return {

@@ -28,4 +28,12 @@ export * from './credentials/index.js';
 export * from './exchanges/index.js';
 export * from './deployments/index.js';
 export { createLiveSandbox, type LiveSandbox, type LiveSandboxOptions, type LiveSandboxSession } from './sandbox/live-sandbox.js';
-export { createMemoryRateLimiter, createFlexibleRateLimiter, memoryLimiter, resolveRateLimits, DEFAULT_RATE_LIMITS, type RateLimit, type RateLimits } from './rate-limit/flexible-rate-limiter.js';
+export {
+  createMemoryRateLimiter,
+  createFlexibleRateLimiter,
+  memoryLimiter,
+  resolveRateLimits,
+  DEFAULT_RATE_LIMITS,
+  type RateLimit,
+  type RateLimits,
+} from './rate-limit/flexible-rate-limiter.js';

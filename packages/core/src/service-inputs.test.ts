@@ -33,7 +33,12 @@ describe('service methods take the contract input types', () => {
     const strategy = await stratbox.strategies.create(userId, { name: 'Minimal', source: SOURCE });
     expect(strategy).toMatchObject({ description: '', marketType: 'LINEAR', version: 1 });
 
-    const backtest = await stratbox.backtests.create(userId, { strategyId: strategy.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-03' });
+    const backtest = await stratbox.backtests.create(userId, {
+      strategyId: strategy.id,
+      symbols: ['BTC/USDT:USDT'],
+      startDate: '2025-01-01',
+      endDate: '2025-01-03',
+    });
     expect(backtest).toMatchObject({
       status: 'queued',
       timeframe: '1h',

@@ -46,11 +46,15 @@ describe.runIf(available)('the BullMQ job queue (JobQueue port on Redis)', () =>
     for (const id of ids) await api.enqueue(job(id));
     await api.enqueue(job(ids[0]!)); // already waiting: not added again
     const ran: string[] = [];
-    worker.process('work', async (j) => {
-      ran.push(j.id);
-      expect(j.payload).toEqual({ id: j.id });
-      expect(j.redelivered).toBeUndefined();
-    }, { concurrency: 1 });
+    worker.process(
+      'work',
+      async (j) => {
+        ran.push(j.id);
+        expect(j.payload).toEqual({ id: j.id });
+        expect(j.redelivered).toBeUndefined();
+      },
+      { concurrency: 1 },
+    );
     await until(() => ran.length === ids.length);
     await sleep(200);
     expect(ran).toEqual(ids);
@@ -78,13 +82,17 @@ describe.runIf(available)('the BullMQ job queue (JobQueue port on Redis)', () =>
     const peak = [0, 0];
     const done = [0, 0];
     [c.node(), c.node()].forEach((node, n) =>
-      node.process('work', async () => {
-        running[n]!++;
-        peak[n] = Math.max(peak[n]!, running[n]!);
-        await sleep(60);
-        running[n]!--;
-        done[n]!++;
-      }, { concurrency: 2 }),
+      node.process(
+        'work',
+        async () => {
+          running[n]!++;
+          peak[n] = Math.max(peak[n]!, running[n]!);
+          await sleep(60);
+          running[n]!--;
+          done[n]!++;
+        },
+        { concurrency: 2 },
+      ),
     );
     for (let i = 0; i < 24; i++) await api.enqueue(job(nextId('conc')));
     await until(() => done[0]! + done[1]! === 24);
@@ -102,16 +110,20 @@ describe.runIf(available)('the BullMQ job queue (JobQueue port on Redis)', () =>
     const second = nextId('wait');
     const ran: string[] = [];
     let aborted: unknown;
-    worker.process('work', (j, signal) => {
-      ran.push(j.id);
-      return new Promise<void>((resolve) => {
-        if (j.id !== first) return resolve();
-        signal.addEventListener('abort', () => {
-          aborted = signal.reason;
-          resolve();
+    worker.process(
+      'work',
+      (j, signal) => {
+        ran.push(j.id);
+        return new Promise<void>((resolve) => {
+          if (j.id !== first) return resolve();
+          signal.addEventListener('abort', () => {
+            aborted = signal.reason;
+            resolve();
+          });
         });
-      });
-    }, { concurrency: 1 });
+      },
+      { concurrency: 1 },
+    );
     await api.enqueue(job(first));
     await until(() => ran.includes(first));
     await api.enqueue(job(second)); // waits behind `first` (concurrency 1)
@@ -127,9 +139,13 @@ describe.runIf(available)('the BullMQ job queue (JobQueue port on Redis)', () =>
   it('hands a job out again, marked redelivered, when its worker is SIGKILLed mid-job', async () => {
     const c = cluster(1000);
     const api = c.node();
-    const child = spawn(process.execPath, ['--conditions=@stratbox/source', '--import', 'tsx', fileURLToPath(new URL('./testing/hold-job.ts', import.meta.url)), REDIS_URL, c.prefix, '1000'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@stratbox/source', '--import', 'tsx', fileURLToPath(new URL('./testing/hold-job.ts', import.meta.url)), REDIS_URL, c.prefix, '1000'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
@@ -157,10 +173,14 @@ describe.runIf(available)('the BullMQ job queue (JobQueue port on Redis)', () =>
     const id = nextId('shutdown');
     let started = false;
     let signalled = false;
-    leaving.process('work', (_j, signal) => {
-      started = true;
-      return new Promise<void>((resolve) => signal.addEventListener('abort', () => ((signalled = true), resolve())));
-    }, { concurrency: 1 });
+    leaving.process(
+      'work',
+      (_j, signal) => {
+        started = true;
+        return new Promise<void>((resolve) => signal.addEventListener('abort', () => ((signalled = true), resolve())));
+      },
+      { concurrency: 1 },
+    );
     await api.enqueue(job(id));
     await until(() => started);
     await leaving.close();

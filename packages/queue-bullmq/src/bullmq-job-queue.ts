@@ -125,7 +125,11 @@ export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & {
     async enqueue(job: Job): Promise<void> {
       if (closed) throw new Error('Job queue is closed');
       await redis().sadd(namesKey, job.name);
-      const data: JobData = { payload: job.payload, ...(job.redelivered ? { redelivered: true } : {}), ...(job.group === undefined ? {} : { group: job.group }) };
+      const data: JobData = {
+        payload: job.payload,
+        ...(job.redelivered ? { redelivered: true } : {}),
+        ...(job.group === undefined ? {} : { group: job.group }),
+      };
       let priority: number | undefined;
       if (job.group !== undefined) {
         const key = groupKey(job.name, job.group);
@@ -183,12 +187,9 @@ export function createBullMqJobQueue(config: BullMqJobQueueConfig): JobQueue & {
         for (const id of ids) running.get(id)?.controller.abort(new Error('lost the job lock'));
       });
       workers.set(name, worker);
-      void Promise.all([listenForCancels(), redis().sadd(namesKey, name)]).then(
-        () => {
-          if (!closed) void worker.run().catch(report);
-        },
-        report,
-      );
+      void Promise.all([listenForCancels(), redis().sadd(namesKey, name)]).then(() => {
+        if (!closed) void worker.run().catch(report);
+      }, report);
     },
 
     async cancel(id: string): Promise<boolean> {

@@ -6,7 +6,13 @@ import { deleteKeys, REDIS_URL, requireRedis, uniquePrefix } from './testing/tes
 const available = await requireRedis('queue-bullmq: Redis event bus');
 const BT = 'bt_AAAAAAAAAAAAAAAAAAAAAA';
 const channel = `backtest:${BT}:progress` as const;
-const progress = (processedBars: number): BacktestProgressData => ({ backtestId: BT, status: 'running', progress: processedBars / 100, processedBars, totalBars: 100 });
+const progress = (processedBars: number): BacktestProgressData => ({
+  backtestId: BT,
+  status: 'running',
+  progress: processedBars / 100,
+  processedBars,
+  totalBars: 100,
+});
 const until = async (check: () => boolean, ms = 3000) => {
   for (const end = Date.now() + ms; !check(); ) {
     if (Date.now() > end) throw new Error('timed out');

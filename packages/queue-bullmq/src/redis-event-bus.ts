@@ -85,7 +85,9 @@ export function createRedisEventBus(config: RedisEventBusConfig): EventBus {
     publish<C extends Channel>(channel: C, data: ChannelData<C>): void {
       if (closed) return;
       try {
-        pub().publish(prefix + channel, JSON.stringify(data)).catch((error: unknown) => report(error, channel));
+        pub()
+          .publish(prefix + channel, JSON.stringify(data))
+          .catch((error: unknown) => report(error, channel));
       } catch (error) {
         report(error, channel);
       }

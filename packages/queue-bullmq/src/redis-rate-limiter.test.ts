@@ -75,7 +75,10 @@ describe.runIf(available)('the Redis rate limiter (RateLimiter port on Redis)', 
   });
 
   it('counts in memory while Redis cannot be reached, instead of failing or waiting', async () => {
-    const limiter = createRedisRateLimiter({ connection: { host: '127.0.0.1', port: 1, retryStrategy: () => 5_000 }, limits: { user: { points: 2, durationSeconds: 60 } } });
+    const limiter = createRedisRateLimiter({
+      connection: { host: '127.0.0.1', port: 1, retryStrategy: () => 5_000 },
+      limits: { user: { points: 2, durationSeconds: 60 } },
+    });
     limiters.push(limiter);
     expect((await limiter.hit('user', 'u')).allowed).toBe(true);
     expect((await limiter.hit('user', 'u')).allowed).toBe(true);

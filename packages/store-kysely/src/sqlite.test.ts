@@ -57,7 +57,10 @@ describe('kysely sqlite file', () => {
         createdAt: strategy.createdAt,
       });
     });
-    const migrationsBefore = await first.db.selectFrom('kysely_migration' as any).select('name' as any).execute();
+    const migrationsBefore = await first.db
+      .selectFrom('kysely_migration' as any)
+      .select('name' as any)
+      .execute();
     expect(migrationsBefore.map((m: any) => m.name)).toEqual([
       '0001-initial',
       '0002-backtests-and-candles',
@@ -76,7 +79,10 @@ describe('kysely sqlite file', () => {
         expect(await reopened.users.findById('usr_reopen')).toEqual({ id: 'usr_reopen', name: 'Ada', createdAt: strategy.createdAt });
         expect(await reopened.strategies.findById('usr_reopen', 'str_reopen')).toEqual(strategy);
         expect((await reopened.strategies.getVersion('usr_reopen', 'str_reopen', 1))?.source).toBe('export default {}');
-        const migrations = await reopened.db.selectFrom('kysely_migration' as any).select('name' as any).execute();
+        const migrations = await reopened.db
+          .selectFrom('kysely_migration' as any)
+          .select('name' as any)
+          .execute();
         expect(migrations).toEqual(migrationsBefore);
       } finally {
         await reopened.close();
@@ -106,7 +112,16 @@ describe('kysely sqlite file', () => {
     const other = new BetterSqlite3(file);
     try {
       const now = new Date().toISOString();
-      const row = (id: string, name: string) => ({ id, userId: 'usr_reader', name, description: '', marketType: 'LINEAR' as const, version: 1, createdAt: now, updatedAt: now });
+      const row = (id: string, name: string) => ({
+        id,
+        userId: 'usr_reader',
+        name,
+        description: '',
+        marketType: 'LINEAR' as const,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      });
       await store.strategies.insert(row('str_cache_aaaaaaaaaaaaaaaa', 'first'));
       expect((await store.strategies.list('usr_reader', { limit: 10 })).map((s) => s.name)).toEqual(['first']);
       expect((await store.strategies.list('usr_reader', { limit: 10 })).map((s) => s.name)).toEqual(['first']);

@@ -3,7 +3,10 @@ import { StratboxClientError } from '@stratbox/client';
 
 /** The StratboxClientError `call` rejects with; fails the test if it resolves or rejects with anything else. */
 export async function failure(call: Promise<unknown>): Promise<StratboxClientError> {
-  const error = await call.then(() => null, (e: unknown) => e);
+  const error = await call.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(StratboxClientError);
   return error as StratboxClientError;
 }

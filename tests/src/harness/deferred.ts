@@ -36,7 +36,9 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (Date.now() - start > timeoutMs) {
-      throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})` : ''}`);
+      throw new Error(
+        `timed out waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})` : ''}`,
+      );
     }
     await sleep(intervalMs);
   }

@@ -25,7 +25,8 @@ export async function startTestService(config: Omit<StratboxConfig, 'store'> = {
   const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
   const stratbox = createStratbox({ logger: createSilentLogger(), ...config, store });
   await stratbox.start();
-  const rateLimiter = options.rateLimiter ?? createMemoryRateLimiter({ user: { points: 1_000_000, durationSeconds: 60 }, ip: { points: 1_000_000, durationSeconds: 60 } });
+  const rateLimiter =
+    options.rateLimiter ?? createMemoryRateLimiter({ user: { points: 1_000_000, durationSeconds: 60 }, ip: { points: 1_000_000, durationSeconds: 60 } });
   const server = createServer(createApp(stratbox, { logRequests: false, rateLimiter }));
   const { url: baseUrl, close: closeServer } = await listenLocally(server);
   return {

@@ -74,7 +74,17 @@ export function simulateSmaCrossover(candles: Record<string, RefCandle[]>, symbo
       const gross = (price - p.entry) * p.qty;
       cash += gross - fee;
       feesPaid += fee;
-      trades.push({ symbol, side: 'long', entryTime: p.entryTime, entryPrice: p.entry, exitTime: c.time, exitPrice: price, quantity: p.qty, pnl: gross - p.entryFee - fee, fees: p.entryFee + fee });
+      trades.push({
+        symbol,
+        side: 'long',
+        entryTime: p.entryTime,
+        entryPrice: p.entry,
+        exitTime: c.time,
+        exitPrice: price,
+        quantity: p.qty,
+        pnl: gross - p.entryFee - fee,
+        fees: p.entryFee + fee,
+      });
       position[symbol] = undefined;
     }
     closes[symbol]!.push(c.close);
@@ -95,7 +105,17 @@ export function simulateSmaCrossover(candles: Record<string, RefCandle[]>, symbo
     const gross = (last.close - p.entry) * p.qty;
     cash += gross - fee;
     feesPaid += fee;
-    trades.push({ symbol, side: 'long', entryTime: p.entryTime, entryPrice: p.entry, exitTime: last.time, exitPrice: last.close, quantity: p.qty, pnl: gross - p.entryFee - fee, fees: p.entryFee + fee });
+    trades.push({
+      symbol,
+      side: 'long',
+      entryTime: p.entryTime,
+      entryPrice: p.entry,
+      exitTime: last.time,
+      exitPrice: last.close,
+      quantity: p.qty,
+      pnl: gross - p.entryFee - fee,
+      fees: p.entryFee + fee,
+    });
     position[symbol] = undefined;
   }
   curve[curve.length - 1]!.equity = cash;

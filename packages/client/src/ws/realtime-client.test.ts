@@ -105,7 +105,11 @@ describe('the real-time client', () => {
     vi.advanceTimersByTime(101);
     expect(FakeSocket.all).toHaveLength(3);
     latest().accept();
-    expect(latest().sent.filter((m) => m.type === 'subscribe').map((m) => m.channel)).toEqual([CHANNEL]);
+    expect(
+      latest()
+        .sent.filter((m) => m.type === 'subscribe')
+        .map((m) => m.channel),
+    ).toEqual([CHANNEL]);
     expect(acks).toBe(2);
     // a repeated final event is not delivered twice
     latest().receive({ type: 'event', channel: done, data: { ...progress(10, 'completed'), backtestId: 'bt_BBBBBBBBBBBBBBBBBBBBBB' } });
@@ -128,7 +132,11 @@ describe('the real-time client', () => {
     socket.drop(1006);
     vi.advanceTimersByTime(1000);
     latest().accept();
-    expect(latest().sent.filter((m) => m.type === 'subscribe').map((m) => m.channel)).toEqual([other]);
+    expect(
+      latest()
+        .sent.filter((m) => m.type === 'subscribe')
+        .map((m) => m.channel),
+    ).toEqual([other]);
   });
 
   it('does not reconnect after 4401: every subscription gets UNAUTHENTICATED', () => {
@@ -176,7 +184,7 @@ describe('the real-time client', () => {
   it('throws at once for a malformed channel, a missing WebSocket, or after close()', () => {
     const client = make();
     expect(() => client.subscribe('backtest:x:progress' as typeof CHANNEL, () => {})).toThrow(/Not a channel/);
-    const noWs = createRealtimeClient({ url: 'ws://x/ws', ...(({ WebSocket: undefined }) as object) });
+    const noWs = createRealtimeClient({ url: 'ws://x/ws', ...({ WebSocket: undefined } as object) });
     const original = (globalThis as { WebSocket?: unknown }).WebSocket;
     (globalThis as { WebSocket?: unknown }).WebSocket = undefined;
     try {

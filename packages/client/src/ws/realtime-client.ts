@@ -250,7 +250,11 @@ export function createRealtimeClient(options: RealtimeOptions): RealtimeClient {
       ws = new Implementation(options.url);
     } catch (error) {
       // a malformed URL: retrying would not help
-      const failure = new StratboxClientError('VALIDATION_FAILED', `Cannot open a WebSocket to ${options.url}: ${error instanceof Error ? error.message : String(error)}`, 0);
+      const failure = new StratboxClientError(
+        'VALIDATION_FAILED',
+        `Cannot open a WebSocket to ${options.url}: ${error instanceof Error ? error.message : String(error)}`,
+        0,
+      );
       for (const entry of [...entries.values()]) fail(entry, failure);
       setState('idle');
       return;
@@ -296,7 +300,11 @@ export function createRealtimeClient(options: RealtimeOptions): RealtimeClient {
       if (closedForGood) throw new StratboxClientError('UNAVAILABLE', 'This real-time client was closed', 0);
       const parsed = parseChannel(channel);
       if (!parsed || !ChannelName.safeParse(channel).success) {
-        throw new StratboxClientError('VALIDATION_FAILED', `Not a channel: ${String(channel).slice(0, 80)}; expected backtest:<bt_id>:progress or deployment:<dep_id>:orders`, 0);
+        throw new StratboxClientError(
+          'VALIDATION_FAILED',
+          `Not a channel: ${String(channel).slice(0, 80)}; expected backtest:<bt_id>:progress or deployment:<dep_id>:orders`,
+          0,
+        );
       }
       let entry = entries.get(channel);
       const isNew = !entry;

@@ -93,7 +93,11 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'billing.invoices': ({ userId, query }) => services.billing.subscriptions.invoices(userId, query),
     'billing.webhook': ({ rawBody, headers }) => services.billing.events.handleWebhook(rawBody, headers),
     'marketData.candles': ({ query }) =>
-      candlePage(services.marketData, { symbol: query.symbol, timeframe: query.timeframe as TimeframeName, startDate: query.startDate, endDate: query.endDate }, query),
+      candlePage(
+        services.marketData,
+        { symbol: query.symbol, timeframe: query.timeframe as TimeframeName, startDate: query.startDate, endDate: query.endDate },
+        query,
+      ),
   };
   const handlers = {} as Record<RouteKey, ApiHandler<RouteKey>>;
   for (const key of Object.keys(routes) as RouteKey[]) {

@@ -47,6 +47,9 @@ export interface BacktestExecutor {
   inspect(source: string, options?: TenantOption): Promise<StrategyInfo>;
   /** Throws StratboxError VALIDATION_FAILED (400) when `params` do not match `meta.params`. */
   checkParams(info: StrategyInfo, params: Record<string, string>): void;
-  run(input: BacktestRunInput, options: TenantOption & { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void }): Promise<BacktestRunOutput>;
+  run(
+    input: BacktestRunInput,
+    options: TenantOption & { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void },
+  ): Promise<BacktestRunOutput>;
   close(): Promise<void>;
 }

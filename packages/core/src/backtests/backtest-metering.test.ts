@@ -78,7 +78,11 @@ describe('compute metering', () => {
   it('meters a cancelled run', async () => {
     const { stratbox, userId } = await service({ sandbox: { size: 1, cpuTimeMs: 60_000 } });
     // about a millisecond of work per candle: 4,320 one-minute candles run for seconds, with progress
-    const slow = await strategy(stratbox, userId, `export const meta = { timeframe: '1m' };\nexport function onCandle() { let x = 0; for (let i = 0; i < 20000; i++) x += i; }`);
+    const slow = await strategy(
+      stratbox,
+      userId,
+      `export const meta = { timeframe: '1m' };\nexport function onCandle() { let x = 0; for (let i = 0; i < 20000; i++) x += i; }`,
+    );
     const created = await backtest(stratbox, userId, slow.id);
     await until(async () => ((await stratbox.store.backtests.findById(userId, created.id))?.processedBars ?? 0) > 0, 'the run to make progress');
     await stratbox.backtests.cancel(userId, created.id);

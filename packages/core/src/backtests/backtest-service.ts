@@ -41,7 +41,6 @@ const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
 export function createBacktestService(deps: BacktestServiceDeps) {
   const { store, clock, events, queue, executor } = deps;
 
-
   async function load(userId: string, id: string): Promise<BacktestRecord> {
     const record = await store.backtests.findById(userId, id);
     if (!record) throw notFound('Backtest', id);
@@ -125,7 +124,10 @@ export function createBacktestService(deps: BacktestServiceDeps) {
       return toBacktestSummary(record);
     },
 
-    async list(userId: string, query: { strategyId?: string | undefined; status?: BacktestStatus | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+    async list(
+      userId: string,
+      query: { strategyId?: string | undefined; status?: BacktestStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
+    ) {
       const filter = { ...(query.strategyId ? { strategyId: query.strategyId } : {}), ...(query.status ? { status: query.status } : {}) };
       const page = await paginate(query, (p) => store.backtests.list(userId, p, filter));
       return { backtests: page.items.map(toBacktestSummary), nextCursor: page.nextCursor };

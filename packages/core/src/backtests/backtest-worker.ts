@@ -154,10 +154,15 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     let ownsSource = false;
     try {
       const version = await loadRunnableSource(store, record.userId, record.strategyId, record.strategyVersion).catch(() => null);
-      if (!version) throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
+      if (!version)
+        throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
       ownsSource = version.userId === record.userId;
       const info = await executor.inspect(version.source, { tenant: record.userId });
-      const { series, source: dataSource, startTime } = await loadBacktestCandles(marketData, {
+      const {
+        series,
+        source: dataSource,
+        startTime,
+      } = await loadBacktestCandles(marketData, {
         symbols: record.symbols,
         timeframe: record.timeframe as TimeframeName,
         startDate: record.startDate,
@@ -193,24 +198,42 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
             if (now - lastPublished < interval) return;
             lastPublished = now;
             const progress = total > 0 ? Math.min(0.99, processedBars / total) : 0;
-            void store.backtests.transition(record.id, ['running'], { progress, processedBars, totalBars: total }).then((updated) => {
-              if (updated) events.publish(`backtest:${record.id}:progress`, toProgressEvent(updated));
-            }, () => undefined);
+            void store.backtests.transition(record.id, ['running'], { progress, processedBars, totalBars: total }).then(
+              (updated) => {
+                if (updated) events.publish(`backtest:${record.id}:progress`, toProgressEvent(updated));
+              },
+              () => undefined,
+            );
           },
         },
       );
-      await store.backtests.saveResult({ backtestId: record.id, equityCurve: output.equityCurve, metrics: output.metrics, ...tradesToStore(output.trades, deps.maxStoredTrades) });
-      const done = await finish(record, ['running'], { status: 'completed', progress: 1, processedBars: totalBars, totalBars, finishedAt: clock.now().toISOString() }, output.computeMs);
+      await store.backtests.saveResult({
+        backtestId: record.id,
+        equityCurve: output.equityCurve,
+        metrics: output.metrics,
+        ...tradesToStore(output.trades, deps.maxStoredTrades),
+      });
+      const done = await finish(
+        record,
+        ['running'],
+        { status: 'completed', progress: 1, processedBars: totalBars, totalBars, finishedAt: clock.now().toISOString() },
+        output.computeMs,
+      );
       if (!done) await meterStopped(record, output.computeMs); // cancelled as it completed
     } catch (error) {
       if (signal.aborted) {
         // cancelled (the service published the final state) or shutting down: meter what it used
-        await meterStopped(record, cpuMsOf(error)).catch((e: unknown) => logger.error('Could not meter a stopped backtest', { backtestId: record.id, error: String(e) }));
+        await meterStopped(record, cpuMsOf(error)).catch((e: unknown) =>
+          logger.error('Could not meter a stopped backtest', { backtestId: record.id, error: String(e) }),
+        );
         return;
       }
       // A bought strategy's failure must not quote its code (run-only licence): keep the code only.
       const code = (error as { code?: string }).code ?? '';
-      const failure = ownsSource || DATA_ERRORS.includes(code) || isStratboxError(error) ? runError(error) : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
+      const failure =
+        ownsSource || DATA_ERRORS.includes(code) || isStratboxError(error)
+          ? runError(error)
+          : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
       if (failure.code === 'INTERNAL') logger.error('backtest failed', { backtestId: record.id, error: String(error) });
       const failed = await finish(record, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() }, cpuMsOf(error));
       if (!failed) await meterStopped(record, cpuMsOf(error)); // cancelled as it failed

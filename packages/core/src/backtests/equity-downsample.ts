@@ -29,8 +29,8 @@ export function downsampleEquity(times: Float64Array, equity: Float64Array, maxP
       if (equity[i]! > equity[hi]!) hi = i;
     }
     if (lo === hi) push(lo);
-    else if (lo < hi) (push(lo), push(hi));
-    else (push(hi), push(lo));
+    else if (lo < hi) push(lo), push(hi);
+    else push(hi), push(lo);
   }
   push(n - 1);
   return out;

@@ -61,7 +61,8 @@ export async function loadBacktestCandles(marketData: MarketData, request: Backt
     request.symbols.map(async (symbol) => {
       const range = await marketData.getCandles({ symbol, timeframe, startDate, endDate });
       if (need === 0) return range;
-      const missing = (why: string) => warmupMissing(`The run needs ${need} ${timeframe} candles of ${symbol} before ${startDate} to warm up the strategy; ${why}`);
+      const missing = (why: string) =>
+        warmupMissing(`The run needs ${need} ${timeframe} candles of ${symbol} before ${startDate} to warm up the strategy; ${why}`);
       const warm = await marketData.getCandles({ symbol, timeframe, startDate: warmStart, endDate: warmEnd }).catch((error: unknown) => {
         throw missing(`they could not be loaded (${error instanceof Error ? error.message : String(error)})`);
       });

@@ -14,7 +14,10 @@ export function createSandboxExecutor(pool: SandboxPool): BacktestExecutor {
       parseStrategyParams(info.params as Record<string, ParamSpec> | undefined, params);
     },
     async run(input: BacktestRunInput, { signal, onProgress, tenant }) {
-      const candles: Record<string, { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }> = {};
+      const candles: Record<
+        string,
+        { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }
+      > = {};
       for (const s of input.series) candles[s.symbol] = s;
       const result = await pool.runBacktest(
         {

@@ -45,7 +45,12 @@ const LocalEvent: z.ZodType<BillingEvent> = z.discriminatedUnion('type', [
     id: z.string().min(1),
     created: Iso,
     type: z.literal('subscription.checkout_completed'),
-    data: z.object({ userId: z.string().nullable(), customerId: z.string().nullable(), subscriptionId: z.string().min(1), tier: z.enum(['pro', 'team']).nullable() }),
+    data: z.object({
+      userId: z.string().nullable(),
+      customerId: z.string().nullable(),
+      subscriptionId: z.string().min(1),
+      tier: z.enum(['pro', 'team']).nullable(),
+    }),
   }),
   z.object({ id: z.string().min(1), created: Iso, type: z.literal('purchase.completed'), data: z.object({ purchaseId: z.string(), sessionId: z.string() }) }),
   z.object({ id: z.string().min(1), created: Iso, type: z.literal('purchase.failed'), data: z.object({ purchaseId: z.string(), sessionId: z.string() }) }),
@@ -99,7 +104,12 @@ export function createLocalBillingProvider(config: LocalBillingConfig): LocalBil
   async function ensureCustomer(userId: string): Promise<string> {
     const existing = await store.billingCustomers.findByUser(userId, 'local');
     if (existing) return existing.customerId;
-    const stored = await store.billingCustomers.insertIfAbsent({ userId, provider: 'local', customerId: random('cus_local'), createdAt: clock.now().toISOString() });
+    const stored = await store.billingCustomers.insertIfAbsent({
+      userId,
+      provider: 'local',
+      customerId: random('cus_local'),
+      createdAt: clock.now().toISOString(),
+    });
     return stored.customerId;
   }
 
@@ -177,7 +187,8 @@ export function createLocalBillingProvider(config: LocalBillingConfig): LocalBil
 
     async parseWebhook(rawBody, headers) {
       const header = headers[LOCAL_SIGNATURE_HEADER];
-      const invalid = () => new StratboxError('VALIDATION_FAILED', 'Invalid webhook signature', [{ path: 'headers', message: `Missing or bad ${LOCAL_SIGNATURE_HEADER}` }]);
+      const invalid = () =>
+        new StratboxError('VALIDATION_FAILED', 'Invalid webhook signature', [{ path: 'headers', message: `Missing or bad ${LOCAL_SIGNATURE_HEADER}` }]);
       if (typeof header !== 'string') throw invalid();
       const parts = Object.fromEntries(header.split(',').map((p) => p.split('=', 2) as [string, string]));
       const timestamp = Number(parts.t);

@@ -115,7 +115,12 @@ describe('billing with the local provider', () => {
     await events.handleWebhook(body, webhook.headers);
     expect(await subscriptions.get(userId)).toMatchObject({ cancelAtPeriodEnd: true });
 
-    const older = (provider as LocalBillingProvider).signEvent({ ...cancel, id: 'evt_local_old', created: '2026-03-16T00:00:00.000Z', data: { ...cancel.data, cancelAtPeriodEnd: false } });
+    const older = (provider as LocalBillingProvider).signEvent({
+      ...cancel,
+      id: 'evt_local_old',
+      created: '2026-03-16T00:00:00.000Z',
+      data: { ...cancel.data, cancelAtPeriodEnd: false },
+    });
     await events.handleWebhook(new TextEncoder().encode(older.body), older.headers);
     expect(await subscriptions.get(userId)).toMatchObject({ cancelAtPeriodEnd: true });
 
@@ -173,8 +178,19 @@ describe('billing with the local provider', () => {
     for (let i = 0; i < plans.pro.limits.deployments; i++) {
       await usage.assertDeploymentSlot(userId);
       await store.deployments.insert({
-        id: newId('deployment'), userId, strategyId: newId('strategy'), strategyVersion: 1, credentialId: newId('credential'), symbols: ['BTC/USDT:USDT'],
-        params: {}, status: 'running', error: null, createdAt: now, updatedAt: now, startedAt: now, stoppedAt: null,
+        id: newId('deployment'),
+        userId,
+        strategyId: newId('strategy'),
+        strategyVersion: 1,
+        credentialId: newId('credential'),
+        symbols: ['BTC/USDT:USDT'],
+        params: {},
+        status: 'running',
+        error: null,
+        createdAt: now,
+        updatedAt: now,
+        startedAt: now,
+        stoppedAt: null,
       });
     }
     await expect(usage.assertDeploymentSlot(userId)).rejects.toMatchObject({

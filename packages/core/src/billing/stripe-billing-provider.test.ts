@@ -78,7 +78,15 @@ async function startFakeStripe() {
       data = { id: `cus_fake${++counter}`, object: 'customer', metadata: { stratboxUserId: form['metadata[stratboxUserId]'] } };
     } else if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
       const id = `cs_fake${++counter}`;
-      data = { id, object: 'checkout.session', mode: form.mode, status: 'open', payment_status: 'unpaid', customer: form.customer, url: `https://checkout.stripe.test/c/pay/${id}` };
+      data = {
+        id,
+        object: 'checkout.session',
+        mode: form.mode,
+        status: 'open',
+        payment_status: 'unpaid',
+        customer: form.customer,
+        url: `https://checkout.stripe.test/c/pay/${id}`,
+      };
     } else if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
       data = { id: `bps_fake${++counter}`, object: 'billing_portal.session', customer: form.customer, url: `https://billing.stripe.test/p/session/${counter}` };
     } else if (req.method === 'GET' && url.pathname === '/v1/invoices') {
@@ -150,7 +158,10 @@ function subscriptionEvent(
         status: sub.status ?? 'active',
         cancel_at_period_end: sub.cancelAtPeriodEnd ?? false,
         metadata: { stratboxUserId: sub.userId, tier: 'pro' },
-        items: { object: 'list', data: [{ id: 'si_1', price: { id: sub.price ?? 'price_pro_monthly' }, current_period_start: PERIOD_START, current_period_end: PERIOD_END }] },
+        items: {
+          object: 'list',
+          data: [{ id: 'si_1', price: { id: sub.price ?? 'price_pro_monthly' }, current_period_start: PERIOD_START, current_period_end: PERIOD_END }],
+        },
       },
     },
   };
@@ -378,7 +389,9 @@ describe('Stripe billing provider (real stripe client, local fake API)', () => {
       object: 'event',
       type: 'checkout.session.completed',
       created: nowSeconds(),
-      data: { object: { id: 'cs_p', object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: 'paid', metadata: { purchaseId: pending.id } } },
+      data: {
+        object: { id: 'cs_p', object: 'checkout.session', mode: 'payment', status: 'complete', payment_status: 'paid', metadata: { purchaseId: pending.id } },
+      },
     });
     await billing.events.handleWebhook(paid.rawBody, paid.headers);
     await billing.events.handleWebhook(paid.rawBody, paid.headers);

@@ -41,8 +41,7 @@ export interface StripeBillingDeps {
 
 const PROVIDER = 'stripe';
 
-const idOf = (value: string | { id: string } | null | undefined): string | null =>
-  value == null ? null : typeof value === 'string' ? value : value.id;
+const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
 
 const iso = (unixSeconds: number | null | undefined): string | null =>
   typeof unixSeconds === 'number' && Number.isFinite(unixSeconds) ? new Date(unixSeconds * 1000).toISOString() : null;
@@ -243,7 +242,10 @@ export function createStripeBillingProvider(config: StripeBillingConfig & Stripe
       const customer = await ensureCustomer(userId);
       const stripe = await stripeClient();
       const session = await providerCall(logger, 'billingPortal.sessions.create', () =>
-        stripe.billingPortal.sessions.create({ customer, return_url: portalReturnUrl }, { idempotencyKey: `stratbox-portal-${userId}-${clock.now().getTime()}` }),
+        stripe.billingPortal.sessions.create(
+          { customer, return_url: portalReturnUrl },
+          { idempotencyKey: `stratbox-portal-${userId}-${clock.now().getTime()}` },
+        ),
       );
       return { url: session.url };
     },

@@ -19,7 +19,12 @@ export type UsageCounterName = 'compute' | 'backtests' | 'deployments';
 
 /** The 402 every refusal answers: `details` is `{ counter, used, limit }`. */
 export function planLimitExceeded(counter: UsageCounterName, used: number, limit: number, tier: TierName): StratboxError {
-  const what = counter === 'compute' ? `compute allowance (${limit} CPU-seconds)` : counter === 'backtests' ? `backtest allowance (${limit} per period)` : `live bot limit (${limit})`;
+  const what =
+    counter === 'compute'
+      ? `compute allowance (${limit} CPU-seconds)`
+      : counter === 'backtests'
+        ? `backtest allowance (${limit} per period)`
+        : `live bot limit (${limit})`;
   return new StratboxError('PLAN_LIMIT_EXCEEDED', `Your ${tier} plan's ${what} is used up; upgrade or wait for the next billing period`, {
     counter,
     used,
@@ -64,10 +69,7 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
     /** `GET /api/billing/usage`: `{ compute, backtests, deployments }`, each `{ used, limit }`. */
     async get(userId: string): Promise<UsageView> {
       const ctx = await context(userId);
-      const [row, activeDeployments] = await Promise.all([
-        store.usageCounters.find(userId, ctx.period.start),
-        store.deployments.countActive(userId),
-      ]);
+      const [row, activeDeployments] = await Promise.all([store.usageCounters.find(userId, ctx.period.start), store.deployments.countActive(userId)]);
       return {
         compute: { used: Math.floor((row?.computeMs ?? 0) / 1000), limit: ctx.plan.limits.computeSeconds },
         backtests: { used: row?.backtests ?? 0, limit: ctx.plan.limits.backtests },
@@ -85,7 +87,8 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
     async reserveBacktest(userId: string): Promise<void> {
       const ctx = await context(userId);
       const limits = { backtests: ctx.plan.limits.backtests, computeMs: computeLimitMs(ctx.plan) };
-      const reserved = limits.backtests > 0 && limits.computeMs > 0 ? await store.usageCounters.reserveBacktest(userId, ctx.period, limits, clock.now().toISOString()) : null;
+      const reserved =
+        limits.backtests > 0 && limits.computeMs > 0 ? await store.usageCounters.reserveBacktest(userId, ctx.period, limits, clock.now().toISOString()) : null;
       if (reserved) return;
       const row = await store.usageCounters.find(userId, ctx.period.start);
       const backtests = row?.backtests ?? 0;

@@ -121,7 +121,11 @@ describe('createCredentialService', () => {
 
   it('lists newest first, page by page', async () => {
     let t = Date.parse('2026-01-01T00:00:00.000Z');
-    const ticking = createCredentialService({ store, clock: { now: () => new Date((t += 1000)) }, secretBox: createAesGcmSecretBox({ masterKey: generateMasterKey() }) });
+    const ticking = createCredentialService({
+      store,
+      clock: { now: () => new Date((t += 1000)) },
+      secretBox: createAesGcmSecretBox({ masterKey: generateMasterKey() }),
+    });
     const made = [];
     for (let i = 0; i < 5; i++) made.push(await ticking.create(alice, body({ label: `k${i}` })));
     const first = await ticking.list(alice, { limit: 2 });

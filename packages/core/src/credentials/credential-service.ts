@@ -86,7 +86,11 @@ export function createCredentialService({ store, clock, secretBox, isKnownExchan
       }
       const id = newId('credential');
       // A paper credential needs no keys (the contract requires them for other exchanges): it stores empty ones, keyHint ''.
-      const secrets: CredentialSecrets = { apiKey: body.apiKey ?? '', secret: body.secret ?? '', ...(body.password === undefined ? {} : { password: body.password }) };
+      const secrets: CredentialSecrets = {
+        apiKey: body.apiKey ?? '',
+        secret: body.secret ?? '',
+        ...(body.password === undefined ? {} : { password: body.password }),
+      };
       const record: CredentialRecord = {
         id,
         userId,
@@ -128,7 +132,14 @@ export function createCredentialService({ store, clock, secretBox, isKnownExchan
         throw new StratboxError('INTERNAL', `Credential ${id} cannot be decrypted (was the master key changed?)`);
       }
       try {
-        return { id: record.id, userId: record.userId, exchange: record.exchange, label: record.label, testnet: record.testnet, secrets: parseSecrets(plaintext, id) };
+        return {
+          id: record.id,
+          userId: record.userId,
+          exchange: record.exchange,
+          label: record.label,
+          testnet: record.testnet,
+          secrets: parseSecrets(plaintext, id),
+        };
       } finally {
         plaintext.fill(0);
       }

@@ -17,7 +17,15 @@ export interface ClosedCandleFeed {
  * Closed candles of a deployment's symbols from the MarketData port (synthetic by default,
  * ccxt, CSV...). Only candles whose close time has passed are returned, never the one forming.
  */
-export function createClosedCandleFeed({ marketData, symbols, timeframe }: { marketData: MarketData; symbols: readonly string[]; timeframe: TimeframeName }): ClosedCandleFeed {
+export function createClosedCandleFeed({
+  marketData,
+  symbols,
+  timeframe,
+}: {
+  marketData: MarketData;
+  symbols: readonly string[];
+  timeframe: TimeframeName;
+}): ClosedCandleFeed {
   const step = TIMEFRAME_MS[timeframe];
   return {
     lastClosedOpenTime: (nowMs) => Math.floor(nowMs / step) * step - step,
@@ -38,4 +46,3 @@ export function createClosedCandleFeed({ marketData, symbols, timeframe }: { mar
     },
   };
 }
-

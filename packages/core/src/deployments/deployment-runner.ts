@@ -167,7 +167,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
 
   async function apply(result: LiveCallResult, depth: number): Promise<void> {
     deps.onCompute?.(deployment.userId, result.cpuMs);
-    await log.writeMany(deployment, result.logs.map((l) => ({ level: l.level, message: l.message })));
+    await log.writeMany(
+      deployment,
+      result.logs.map((l) => ({ level: l.level, message: l.message })),
+    );
     for (const intent of result.intents) {
       if (halted) return;
       if (intent.kind === 'place') await placeIntent(intent, depth);
@@ -202,12 +205,27 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   }
 
   /** An event for an intent that never became an exchange order. */
-  async function deliverLocal(gid: string, intent: Extract<LiveIntent, { kind: 'place' }>['order'], status: 'cancelled' | 'rejected', reason: string, depth: number) {
+  async function deliverLocal(
+    gid: string,
+    intent: Extract<LiveIntent, { kind: 'place' }>['order'],
+    status: 'cancelled' | 'rejected',
+    reason: string,
+    depth: number,
+  ) {
     await log.write(deployment, 'warn', `Order ${gid} ${status}: ${reason}`);
     if (halted || !session || depth >= MAX_DEPTH) return;
     const event: LiveOrderEvent = {
-      id: gid, symbol: intent.symbol, side: intent.side, type: intent.exit ?? intent.type, status,
-      quantity: intent.quantity ?? 0, price: intent.price, fee: 0, time: nowMs(), reason, tag: intent.tag,
+      id: gid,
+      symbol: intent.symbol,
+      side: intent.side,
+      type: intent.exit ?? intent.type,
+      status,
+      quantity: intent.quantity ?? 0,
+      price: intent.price,
+      fee: 0,
+      time: nowMs(),
+      reason,
+      tag: intent.tag,
     };
     await apply(await session.order(event, await accountState()), depth + 1);
   }
@@ -222,7 +240,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       side = position.side === 'long' ? 'sell' : 'buy';
       quantity = position.quantity;
     } else if (quantity === null && o.size !== null) {
-      const price = o.type === 'market' ? lastClose.get(o.symbol) : o.price ?? undefined;
+      const price = o.type === 'market' ? lastClose.get(o.symbol) : (o.price ?? undefined);
       const state = await accountState();
       quantity = price ? (o.size * state.equity) / price : null;
     }
@@ -241,7 +259,16 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       ...(o.reduceOnly || o.closeAll ? { reduceOnly: true } : {}),
     };
     const remember = (order: OrderRecord) => {
-      guestOf.set(order.id, { gid: o.id, tag: o.tag, exit: o.exit ?? null, size: o.size, stopLoss: o.stopLoss, takeProfit: o.takeProfit, closeAll: o.closeAll, time: o.time });
+      guestOf.set(order.id, {
+        gid: o.id,
+        tag: o.tag,
+        exit: o.exit ?? null,
+        size: o.size,
+        stopLoss: o.stopLoss,
+        takeProfit: o.takeProfit,
+        closeAll: o.closeAll,
+        time: o.time,
+      });
       orderOfGuest.set(o.id, order.id);
     };
     let order: OrderRecord;
@@ -333,7 +360,13 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         leased = await deps.acquireGateway(deployment);
         const version = await loadRunnableSource(store, deployment.userId, deployment.strategyId, deployment.strategyVersion);
         hideSource = version.userId !== deployment.userId;
-        session = await deps.sandbox.open({ source: version.source, symbols: deployment.symbols, params: deployment.params, seed: seedOf(deployment.id), startTime: nowMs() });
+        session = await deps.sandbox.open({
+          source: version.source,
+          symbols: deployment.symbols,
+          params: deployment.params,
+          seed: seedOf(deployment.id),
+          startTime: nowMs(),
+        });
         void session.crashed.then((error) => {
           if (!halted) deps.onCrash(error);
         });
@@ -367,7 +400,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         return null;
       } catch (error) {
         if (error instanceof SandboxError) return strategyFailure(error);
-        if (isStratboxError(error)) return { code: error.code, message: hideSource && error.code === 'VALIDATION_FAILED' ? 'The purchased strategy cannot run with these parameters' : error.message };
+        if (isStratboxError(error))
+          return {
+            code: error.code,
+            message: hideSource && error.code === 'VALIDATION_FAILED' ? 'The purchased strategy cannot run with these parameters' : error.message,
+          };
         deps.logger.error('Deployment failed to start', { deploymentId: deployment.id, error: message(error) });
         return { code: 'INTERNAL', message: 'The deployment could not start' };
       }

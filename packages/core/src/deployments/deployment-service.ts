@@ -80,7 +80,6 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     return record;
   }
 
-
   /** Stops a deployment (whatever its status allows) and resolves with its record afterwards. */
   async function stopRecord(record: DeploymentRecord): Promise<DeploymentRecord> {
     const time = clock.now().toISOString();
@@ -132,7 +131,9 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       const info = await withRunOnlyErrors(runnable.canReadSource, () => deps.executor.inspect(source));
       await withRunOnlyErrors(runnable.canReadSource, () => deps.executor.checkParams(info, body.params));
       if (info.timeframe !== undefined && !(info.timeframe in TIMEFRAME_MS)) {
-        throw new StratboxError('VALIDATION_FAILED', `Unsupported timeframe ${info.timeframe}`, [{ path: 'meta.timeframe', message: 'Not a supported timeframe' }]);
+        throw new StratboxError('VALIDATION_FAILED', `Unsupported timeframe ${info.timeframe}`, [
+          { path: 'meta.timeframe', message: 'Not a supported timeframe' },
+        ]);
       }
       const time = clock.now().toISOString();
       const record: DeploymentRecord = {
@@ -209,7 +210,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           positions = await supervisor.fetchPositions(record);
         } catch (error) {
           if (!(error instanceof ExchangeGatewayError)) throw error;
-          throw new StratboxError('UNAVAILABLE', `Could not read the positions of deployment ${id} from ${error.exchange}: ${error.message}`, { exchange: error.exchange, reason: error.reason });
+          throw new StratboxError('UNAVAILABLE', `Could not read the positions of deployment ${id} from ${error.exchange}: ${error.message}`, {
+            exchange: error.exchange,
+            reason: error.reason,
+          });
         }
       }
       const bySymbol = realizedPnl(record.symbols, orders);
@@ -280,7 +284,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       if (ACTIVE.includes(record.status)) {
         record = await stopRecord(record);
         if (record.status !== 'stopped') {
-          throw new StratboxError('UNAVAILABLE', `Deployment ${id} could not be stopped cleanly (${record.error?.message ?? record.status}); it was kept. Try again.`);
+          throw new StratboxError(
+            'UNAVAILABLE',
+            `Deployment ${id} could not be stopped cleanly (${record.error?.message ?? record.status}); it was kept. Try again.`,
+          );
         }
       }
       await supervisor.halt(id);

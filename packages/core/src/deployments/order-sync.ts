@@ -25,7 +25,12 @@ export function isOpen(order: OrderRecord): boolean {
 
 /** True when the exchange's report changed something the user sees. */
 export function orderChanged(before: OrderRecord, after: OrderRecord): boolean {
-  return before.status !== after.status || before.filledQuantity !== after.filledQuantity || before.exchangeOrderId !== after.exchangeOrderId || before.fee !== after.fee;
+  return (
+    before.status !== after.status ||
+    before.filledQuantity !== after.filledQuantity ||
+    before.exchangeOrderId !== after.exchangeOrderId ||
+    before.fee !== after.fee
+  );
 }
 
 export function describeOrder(o: OrderRecord): string {
@@ -84,7 +89,8 @@ export function createOrderSync(deps: OrderSyncDeps) {
       return after;
     } catch (error) {
       // Already filled or cancelled on the exchange: learn which.
-      if (error instanceof ExchangeGatewayError && (error.reason === 'order_not_found' || error.reason === 'invalid_order')) return reconcile(deployment, gateway, current);
+      if (error instanceof ExchangeGatewayError && (error.reason === 'order_not_found' || error.reason === 'invalid_order'))
+        return reconcile(deployment, gateway, current);
       throw error;
     }
   }

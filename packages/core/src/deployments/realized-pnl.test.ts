@@ -8,9 +8,25 @@ function fill(symbol: string, side: 'buy' | 'sell', quantity: number, price: num
   const time = new Date(Date.UTC(2026, 0, 1, 0, 0, t)).toISOString();
   n++;
   return {
-    id: `ord_${String(n).padStart(4, '0')}`, userId: 'usr_1', deploymentId: 'dep_1', clientOrderId: `c${n}`, exchangeOrderId: `e${n}`,
-    symbol, side, type: 'market', quantity, price: null, stopPrice: null, reduceOnly: false,
-    status: 'filled', filledQuantity: quantity, averagePrice: price, fee: 0, createdAt: time, updatedAt: time, ...overrides,
+    id: `ord_${String(n).padStart(4, '0')}`,
+    userId: 'usr_1',
+    deploymentId: 'dep_1',
+    clientOrderId: `c${n}`,
+    exchangeOrderId: `e${n}`,
+    symbol,
+    side,
+    type: 'market',
+    quantity,
+    price: null,
+    stopPrice: null,
+    reduceOnly: false,
+    status: 'filled',
+    filledQuantity: quantity,
+    averagePrice: price,
+    fee: 0,
+    createdAt: time,
+    updatedAt: time,
+    ...overrides,
   };
 }
 

@@ -95,7 +95,11 @@ describe('deployment leases across processes', () => {
     const { a, b, userId, strategyId, credentialId } = await setup();
     const created = await a.stratbox.deployments.create(userId, { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} });
     await a.stratbox.start();
-    await waitFor('the deployment to run on A', async () => runningOn(a, created.id) && (await a.stratbox.deployments.get(userId, created.id)).status === 'running', 10_000);
+    await waitFor(
+      'the deployment to run on A',
+      async () => runningOn(a, created.id) && (await a.stratbox.deployments.get(userId, created.id)).status === 'running',
+      10_000,
+    );
     await b.stratbox.start();
     // B sees it at every scan but never runs it while A holds the lease.
     await sleep(3 * LEASE_MS);

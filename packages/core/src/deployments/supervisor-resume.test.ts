@@ -66,8 +66,19 @@ describe('resuming deployments at start', () => {
     const ids: string[] = [];
     for (let i = 0; i < COUNT; i++) {
       const d: DeploymentRecord = {
-        id: newId('deployment'), userId, strategyId: strategy.id, strategyVersion: 1, credentialId: credential.id,
-        symbols: [`C${i}/USDT:USDT`], params: {}, status: 'running', error: null, createdAt: time, updatedAt: time, startedAt: time, stoppedAt: null,
+        id: newId('deployment'),
+        userId,
+        strategyId: strategy.id,
+        strategyVersion: 1,
+        credentialId: credential.id,
+        symbols: [`C${i}/USDT:USDT`],
+        params: {},
+        status: 'running',
+        error: null,
+        createdAt: time,
+        updatedAt: time,
+        startedAt: time,
+        stoppedAt: null,
       };
       await base.deployments.insert(d);
       ids.push(d.id);

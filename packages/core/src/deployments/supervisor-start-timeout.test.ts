@@ -17,7 +17,11 @@ const SOURCE = `export const meta = { timeframe: '1m' };\nexport function onCand
 describe('a live sandbox that never starts', () => {
   const dir = mkdtempSync(join(tmpdir(), 'stratbox-stuck-'));
   const { path, pidFile } = stuckWorker(dir);
-  const stratbox = createStratbox({ logger: createSilentLogger(), workerConcurrency: 0, deployments: { sandbox: { workerPath: path, readyTimeoutMs: 400 }, pollIntervalMs: 50 } });
+  const stratbox = createStratbox({
+    logger: createSilentLogger(),
+    workerConcurrency: 0,
+    deployments: { sandbox: { workerPath: path, readyTimeoutMs: 400 }, pollIntervalMs: 50 },
+  });
   afterAll(async () => {
     await stratbox.close();
     rmSync(dir, { recursive: true, force: true });

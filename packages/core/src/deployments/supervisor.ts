@@ -216,7 +216,8 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
           if (ok) keep(id, at);
           else lose(id, 'the lease expired or another process took it');
         },
-        (error: unknown) => logger.warn('Deployment lease renewal failed', { ...leaseFields(id), error: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) =>
+          logger.warn('Deployment lease renewal failed', { ...leaseFields(id), error: error instanceof Error ? error.message : String(error) }),
       );
     }
   }
@@ -266,7 +267,12 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
     }
     await runner?.halt();
     const time = now();
-    const failed = await store.deployments.transition(deployment.id, ['starting', 'running'], { status: 'failed', error: failure, stoppedAt: time, updatedAt: time });
+    const failed = await store.deployments.transition(deployment.id, ['starting', 'running'], {
+      status: 'failed',
+      error: failure,
+      stoppedAt: time,
+      updatedAt: time,
+    });
     if (failed) await log.write(deployment, 'error', `Deployment failed (${failure.code}): ${failure.message}`);
     await release(deployment.id);
   }

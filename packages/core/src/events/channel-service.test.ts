@@ -15,15 +15,29 @@ describe('the channel service', () => {
       resolvers: createStoreChannelResolvers(createMemoryStore(), { backtest: async (userId, id) => (userId === A && id === BT ? { final } : null) }),
     });
     await expect(channels.authorize(A, `backtest:${BT}:progress`)).resolves.toEqual({
-      channel: `backtest:${BT}:progress`, kind: 'backtest', id: BT, snapshot: final,
+      channel: `backtest:${BT}:progress`,
+      kind: 'backtest',
+      id: BT,
+      snapshot: final,
     });
   });
 
   it("answers the same NOT_FOUND for another user's record and for a missing one", async () => {
     const store = createMemoryStore();
     await store.deployments.insert({
-      id: DEP, userId: A, strategyId: 'str_AAAAAAAAAAAAAAAAAAAAAA', strategyVersion: 1, credentialId: 'cred_AAAAAAAAAAAAAAAAAAAAAA',
-      symbols: ['BTC/USDT:USDT'], params: {}, status: 'running', error: null, createdAt: now, updatedAt: now, startedAt: now, stoppedAt: null,
+      id: DEP,
+      userId: A,
+      strategyId: 'str_AAAAAAAAAAAAAAAAAAAAAA',
+      strategyVersion: 1,
+      credentialId: 'cred_AAAAAAAAAAAAAAAAAAAAAA',
+      symbols: ['BTC/USDT:USDT'],
+      params: {},
+      status: 'running',
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: now,
+      stoppedAt: null,
     });
     const channels = createChannelService({ resolvers: createStoreChannelResolvers(store) });
     await expect(channels.authorize(A, `deployment:${DEP}:orders`)).resolves.toMatchObject({ kind: 'deployment', id: DEP, snapshot: null });

@@ -63,8 +63,18 @@ describe('the in-process event bus', () => {
     const order: DeploymentOrderData = {
       deploymentId: 'dep_AAAAAAAAAAAAAAAAAAAAAA',
       order: {
-        id: 'ord_AAAAAAAAAAAAAAAAAAAAAA', exchangeOrderId: null, symbol: 'BTC/USDT:USDT', side: 'buy', type: 'market', quantity: 1,
-        price: null, status: 'filled', filledQuantity: 1, averagePrice: 100, fee: 0.05, updatedAt: '2026-01-02T03:04:05.000Z',
+        id: 'ord_AAAAAAAAAAAAAAAAAAAAAA',
+        exchangeOrderId: null,
+        symbol: 'BTC/USDT:USDT',
+        side: 'buy',
+        type: 'market',
+        quantity: 1,
+        price: null,
+        status: 'filled',
+        filledQuantity: 1,
+        averagePrice: 100,
+        fee: 0.05,
+        updatedAt: '2026-01-02T03:04:05.000Z',
       },
     };
     const seen: string[] = [];

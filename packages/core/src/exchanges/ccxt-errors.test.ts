@@ -23,18 +23,24 @@ describe('ccxt error messages', () => {
 
   it('maps refusals to clear messages with the exchange message masked, never the answer body', () => {
     const echoes = secretEchoes(KEY, SECRET).join(' ');
-    const refused = new ccxt.InsufficientFunds(`binanceusdm ${JSON.stringify({ code: -2019, msg: `Margin is insufficient for ${echoes}`, extra: 'body-only' })}`);
+    const refused = new ccxt.InsufficientFunds(
+      `binanceusdm ${JSON.stringify({ code: -2019, msg: `Margin is insufficient for ${echoes}`, extra: 'body-only' })}`,
+    );
     const error = toGatewayError('binanceusdm', 'insufficient_funds', refused, [KEY, SECRET]);
     expect(error.message).toMatch(/^binanceusdm refused the order: insufficient funds \(InsufficientFunds: Margin is insufficient for \*\*\*/);
     for (const echo of secretEchoes(KEY, SECRET)) expect(error.message).not.toContain(echo);
     expect(error.message).not.toContain('body-only');
 
-    const unavailable = new ccxt.ExchangeNotAvailable(`binanceusdm GET https://fapi.binance.com/fapi/v3/account?signature=abc 503 Service Unavailable <html>${KEY}</html>`);
+    const unavailable = new ccxt.ExchangeNotAvailable(
+      `binanceusdm GET https://fapi.binance.com/fapi/v3/account?signature=abc 503 Service Unavailable <html>${KEY}</html>`,
+    );
     const down = toGatewayError('binanceusdm', 'unavailable', unavailable, [KEY]);
     expect(down.message).toBe('binanceusdm is unavailable (ExchangeNotAvailable, HTTP 503)');
     expect(String(down.cause)).toBe('Error: ExchangeNotAvailable, HTTP 503');
 
-    const denied = new ccxt.AuthenticationError(`binanceusdm GET https://fapi.binance.com/fapi/v3/account 401 Unauthorized {"msg":"bad key ${encodeURIComponent(KEY)}"}`);
+    const denied = new ccxt.AuthenticationError(
+      `binanceusdm GET https://fapi.binance.com/fapi/v3/account 401 Unauthorized {"msg":"bad key ${encodeURIComponent(KEY)}"}`,
+    );
     const kind = classifyCcxtError(denied);
     expect(kind).toEqual({ kind: 'final', reason: 'authentication' });
     expect(toGatewayError('binanceusdm', 'authentication', denied, [KEY]).message).toBe(

@@ -5,7 +5,14 @@ import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { createCcxtGateway } from './ccxt-gateway.js';
 import { newClientOrderId } from './client-order-id.js';
 import { createCooldown } from './retry-policy.js';
-import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET, secretEchoes, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
+import {
+  FAKE_BINANCE_API_KEY,
+  FAKE_BINANCE_MARK,
+  FAKE_BINANCE_SECRET,
+  secretEchoes,
+  startFakeBinance,
+  type FakeBinance,
+} from '../testing/fake-binance-usdm.js';
 
 /*
  * The real ccxt `binanceusdm` class (USDT-margined futures) against the local fake of
@@ -67,11 +74,31 @@ describe('createCcxtGateway with the real binanceusdm class against a local fake
     const clientOrderId = newClientOrderId();
     const order = await gateway.createOrder({ clientOrderId, symbol: SYMBOL, side: 'buy', type: 'limit', quantity: 0.01, price: 39_000 });
     expect(orderPosts()).toHaveLength(1);
-    expect(orderPosts()[0]!.params).toMatchObject({ symbol: 'BTCUSDT', side: 'BUY', type: 'LIMIT', quantity: '0.01', price: '39000', newClientOrderId: clientOrderId });
-    expect(order).toMatchObject({ clientOrderId, symbol: SYMBOL, side: 'buy', type: 'limit', status: 'open', quantity: 0.01, price: 39_000, filledQuantity: 0, reduceOnly: false });
+    expect(orderPosts()[0]!.params).toMatchObject({
+      symbol: 'BTCUSDT',
+      side: 'BUY',
+      type: 'LIMIT',
+      quantity: '0.01',
+      price: '39000',
+      newClientOrderId: clientOrderId,
+    });
+    expect(order).toMatchObject({
+      clientOrderId,
+      symbol: SYMBOL,
+      side: 'buy',
+      type: 'limit',
+      status: 'open',
+      quantity: 0.01,
+      price: 39_000,
+      filledQuantity: 0,
+      reduceOnly: false,
+    });
     expect(order.exchangeOrderId).toBe(String(fake.orders.get(clientOrderId)!.orderId));
 
-    expect(await gateway.fetchOrderByClientId(clientOrderId, SYMBOL, { type: 'limit' })).toMatchObject({ exchangeOrderId: order.exchangeOrderId, status: 'open' });
+    expect(await gateway.fetchOrderByClientId(clientOrderId, SYMBOL, { type: 'limit' })).toMatchObject({
+      exchangeOrderId: order.exchangeOrderId,
+      status: 'open',
+    });
     expect(await gateway.fetchOrderByClientId(newClientOrderId(), SYMBOL)).toBeNull();
     expect(await gateway.fetchOrder(order.exchangeOrderId, SYMBOL)).toMatchObject({ clientOrderId, status: 'open' });
     expect((await gateway.fetchOpenOrders(SYMBOL)).map((o) => o.clientOrderId)).toEqual([clientOrderId]);
@@ -205,7 +232,9 @@ describe('createCcxtGateway with the real binanceusdm class against a local fake
       expect(error.reason).toBe('invalid_order');
       expect(error.code).toBe('VALIDATION_FAILED');
     }
-    const unknownSymbol = await rejection(gateway.createOrder({ clientOrderId: newClientOrderId(), symbol: 'DOGE/USDT:USDT', side: 'buy', type: 'market', quantity: 1 }));
+    const unknownSymbol = await rejection(
+      gateway.createOrder({ clientOrderId: newClientOrderId(), symbol: 'DOGE/USDT:USDT', side: 'buy', type: 'market', quantity: 1 }),
+    );
     expect(unknownSymbol.reason).toBe('bad_symbol');
     expect(orderPosts()).toHaveLength(0);
   });
@@ -234,7 +263,9 @@ describe('createCcxtGateway with the real binanceusdm class against a local fake
       const error = await rejection(wrong.fetchBalance());
       expect(error.code).toBe('FORBIDDEN');
       expect(error.reason).toBe('authentication');
-      expect(error.message).toMatch(/^binanceusdm refused the API key: check the credential's key, secret and permissions \(AuthenticationError(, HTTP 401)?\)$/);
+      expect(error.message).toMatch(
+        /^binanceusdm refused the API key: check the credential's key, secret and permissions \(AuthenticationError(, HTTP 401)?\)$/,
+      );
       const shown = JSON.stringify({ message: error.message, details: error.details, cause: String((error as Error).cause), stack: error.stack });
       for (const echo of echoes) expect(shown).not.toContain(echo);
       expect(shown).not.toMatch(/format invalid|unknown key/);

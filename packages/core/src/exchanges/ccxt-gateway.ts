@@ -87,8 +87,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
   const typeParams = (): Record<string, string> => (ex.options['defaultType'] === wanted['type'] ? {} : { ...wanted });
 
   /** Values never to show in an error message. */
-  const secrets = () =>
-    [ex.apiKey, ex.secret, ex.password, ex.uid, ex.privateKey, ex.token].filter((s): s is string => typeof s === 'string' && s.length > 0);
+  const secrets = () => [ex.apiKey, ex.secret, ex.password, ex.uid, ex.privateKey, ex.token].filter((s): s is string => typeof s === 'string' && s.length > 0);
 
   const remember = (clientOrderId: string, outcome: SendOutcome) => {
     sent.delete(clientOrderId);
@@ -224,7 +223,9 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
       const found = await resolveUnknown(request);
       if (found) return found;
       if (before !== 'refused') {
-        throw new ExchangeGatewayError(id, 'unknown_outcome', `${id}: order ${clientOrderId} was sent before and cannot be found; not sending it again`, { clientOrderId });
+        throw new ExchangeGatewayError(id, 'unknown_outcome', `${id}: order ${clientOrderId} was sent before and cannot be found; not sending it again`, {
+          clientOrderId,
+        });
       }
     }
     await market(request.symbol);
@@ -242,21 +243,35 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
           // Refused before it was acted on: safe to send again.
           remember(clientOrderId, 'refused');
           if (attempt >= policy.maxAttempts) throw fail(error, clientOrderId);
-          options.logger?.warn('Exchange refused an order for now; retrying', { exchange: id, clientOrderId, attempt, error: error instanceof Error ? error.name : 'Error' });
+          options.logger?.warn('Exchange refused an order for now; retrying', {
+            exchange: id,
+            clientOrderId,
+            attempt,
+            error: error instanceof Error ? error.name : 'Error',
+          });
           await pauseAfter(kind, attempt);
           continue;
         }
         if (kind.kind === 'unknown' || kind.kind === 'duplicate') {
-          options.logger?.warn('Order outcome unknown; looking it up by client order id', { exchange: id, clientOrderId, error: error instanceof Error ? error.name : 'Error' });
+          options.logger?.warn('Order outcome unknown; looking it up by client order id', {
+            exchange: id,
+            clientOrderId,
+            error: error instanceof Error ? error.name : 'Error',
+          });
           const found = await resolveUnknown(request);
           if (found) {
             remember(clientOrderId, 'acknowledged');
             return found;
           }
-          throw new ExchangeGatewayError(id, 'unknown_outcome', `${id} did not confirm order ${clientOrderId} and it cannot be found yet; resolve it later by its client order id`, {
-            clientOrderId,
-            cause: fail(error, clientOrderId),
-          });
+          throw new ExchangeGatewayError(
+            id,
+            'unknown_outcome',
+            `${id} did not confirm order ${clientOrderId} and it cannot be found yet; resolve it later by its client order id`,
+            {
+              clientOrderId,
+              cause: fail(error, clientOrderId),
+            },
+          );
         }
         remember(clientOrderId, 'refused');
         throw fail(error, clientOrderId);
@@ -305,11 +320,18 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
       const order = await call('cancelOrder', () => ex.cancelOrder(exchangeOrderId, symbol, params));
       const mapped = toExchangeOrder(order as Order);
       // Some exchanges answer a cancel with the id only: report what was asked.
-      return { ...mapped, exchangeOrderId: mapped.exchangeOrderId || exchangeOrderId, symbol: mapped.symbol || symbol, status: order.status ? mapped.status : 'cancelled' };
+      return {
+        ...mapped,
+        exchangeOrderId: mapped.exchangeOrderId || exchangeOrderId,
+        symbol: mapped.symbol || symbol,
+        status: order.status ? mapped.status : 'cancelled',
+      };
     },
 
     async fetchOpenOrders(symbol) {
-      const orders = await call('fetchOpenOrders', () => (symbol === undefined ? ex.fetchOpenOrders(undefined, undefined, undefined, typeParams()) : ex.fetchOpenOrders(symbol)));
+      const orders = await call('fetchOpenOrders', () =>
+        symbol === undefined ? ex.fetchOpenOrders(undefined, undefined, undefined, typeParams()) : ex.fetchOpenOrders(symbol),
+      );
       return orders.map((o) => toExchangeOrder(o));
     },
 

@@ -1,12 +1,5 @@
 import type { Fee, Market, Order, Position } from 'ccxt';
-import type {
-  CreateOrderRequest,
-  ExchangeMarket,
-  ExchangeOrder,
-  ExchangeOrderStatus,
-  ExchangeOrderType,
-  ExchangePosition,
-} from '../ports/exchange-gateway.js';
+import type { CreateOrderRequest, ExchangeMarket, ExchangeOrder, ExchangeOrderStatus, ExchangeOrderType, ExchangePosition } from '../ports/exchange-gateway.js';
 
 /* ccxt's unified structures to core's types. ccxt is a type import only. */
 
@@ -51,7 +44,8 @@ export function toExchangeOrder(order: Order, request?: CreateOrderRequest): Exc
   const type = toType(order.type ?? undefined, trigger, request?.type);
   const quantity = num(order.amount) ?? request?.quantity ?? 0;
   const cost = num(order.cost);
-  const average = num(order.average) ?? (filled > 0 && cost !== null && cost > 0 ? cost / filled : null) ?? (filled > 0 && type === 'market' ? num(order.price) : null);
+  const average =
+    num(order.average) ?? (filled > 0 && cost !== null && cost > 0 ? cost / filled : null) ?? (filled > 0 && type === 'market' ? num(order.price) : null);
   // ccxt fills `fees` (every fee) as well as `fee` (the first), though its type lists only `fee`.
   const listed = (order as Order & { fees?: Fee[] }).fees;
   const fees: Fee[] = listed && listed.length > 0 ? listed : order.fee ? [order.fee] : [];

@@ -86,14 +86,16 @@ export function createExchangeClientPool(options: ExchangeClientPoolOptions = {}
   let closed = false;
 
   async function newExchange(credential: PoolCredential): Promise<Exchange> {
-    const ex = asCcxt(await create(credential.exchange, {
-      apiKey: credential.secrets.apiKey,
-      secret: credential.secrets.secret,
-      ...(credential.secrets.password === undefined ? {} : { password: credential.secrets.password }),
-      enableRateLimit: true,
-      // LINEAR is what deployments trade; SPOT gateways ask for spot explicitly.
-      options: { defaultType: 'swap', defaultSubType: 'linear' },
-    }));
+    const ex = asCcxt(
+      await create(credential.exchange, {
+        apiKey: credential.secrets.apiKey,
+        secret: credential.secrets.secret,
+        ...(credential.secrets.password === undefined ? {} : { password: credential.secrets.password }),
+        enableRateLimit: true,
+        // LINEAR is what deployments trade; SPOT gateways ask for spot explicitly.
+        options: { defaultType: 'swap', defaultSubType: 'linear' },
+      }),
+    );
     if (credential.testnet) {
       if (!ex.urls['test']) throw new ExchangeGatewayError(ex.id, 'not_supported', `${ex.id} has no testnet in ccxt; use a live key or another exchange`);
       ex.setSandboxMode(true);

@@ -9,7 +9,13 @@ export type { CcxtExchange } from './ccxt-exchange.js';
 export { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence, type PaperPriceSource } from './paper-gateway.js';
 export { createStorePaperPersistence } from './paper-persistence.js';
 export { createCandlePriceSource, type CandlePriceSourceOptions } from './candle-price-source.js';
-export { createExchangeClientPool, type ExchangeClientPool, type ExchangeClientPoolOptions, type PoolCredential, type PoolMarketType } from './exchange-client-pool.js';
+export {
+  createExchangeClientPool,
+  type ExchangeClientPool,
+  type ExchangeClientPoolOptions,
+  type PoolCredential,
+  type PoolMarketType,
+} from './exchange-client-pool.js';
 export { createOrderPlacement, type OrderPlacement, type PlaceOrderInput } from './order-placement.js';
 export { newClientOrderId, CLIENT_ORDER_ID_PATTERN } from './client-order-id.js';
 export { createRetryPolicy, createCooldown, type RetryOptions, type RetryPolicy, type Cooldown } from './retry-policy.js';

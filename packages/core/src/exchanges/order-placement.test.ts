@@ -54,9 +54,24 @@ describe('createOrderPlacement', () => {
     // The supervisor wrote the order and sent it, then crashed before recording the answer.
     const clientOrderId = newClientOrderId();
     const pending: OrderRecord = {
-      id: newId('order'), userId, deploymentId, clientOrderId, exchangeOrderId: null, symbol: BTC, side: 'buy', type: 'limit',
-      quantity: 1, price: 90, stopPrice: null, reduceOnly: false, status: 'pending', filledQuantity: 0, averagePrice: null, fee: 0,
-      createdAt: '2026-01-02T03:04:05.000Z', updatedAt: '2026-01-02T03:04:05.000Z',
+      id: newId('order'),
+      userId,
+      deploymentId,
+      clientOrderId,
+      exchangeOrderId: null,
+      symbol: BTC,
+      side: 'buy',
+      type: 'limit',
+      quantity: 1,
+      price: 90,
+      stopPrice: null,
+      reduceOnly: false,
+      status: 'pending',
+      filledQuantity: 0,
+      averagePrice: null,
+      fee: 0,
+      createdAt: '2026-01-02T03:04:05.000Z',
+      updatedAt: '2026-01-02T03:04:05.000Z',
     };
     await store.orders.insert(pending);
     await paper.createOrder({ clientOrderId, symbol: BTC, side: 'buy', type: 'limit', quantity: 1, price: 90 });
@@ -70,9 +85,24 @@ describe('createOrderPlacement', () => {
   it('keeps a pending order the exchange does not know pending for a while, then marks it rejected', async () => {
     const { store, paper, placement, userId, deploymentId, advance } = setup();
     const pending: OrderRecord = {
-      id: newId('order'), userId, deploymentId, clientOrderId: newClientOrderId(), exchangeOrderId: null, symbol: BTC, side: 'sell', type: 'market',
-      quantity: 1, price: null, stopPrice: null, reduceOnly: false, status: 'pending', filledQuantity: 0, averagePrice: null, fee: 0,
-      createdAt: '2026-01-02T03:04:05.000Z', updatedAt: '2026-01-02T03:04:05.000Z',
+      id: newId('order'),
+      userId,
+      deploymentId,
+      clientOrderId: newClientOrderId(),
+      exchangeOrderId: null,
+      symbol: BTC,
+      side: 'sell',
+      type: 'market',
+      quantity: 1,
+      price: null,
+      stopPrice: null,
+      reduceOnly: false,
+      status: 'pending',
+      filledQuantity: 0,
+      averagePrice: null,
+      fee: 0,
+      createdAt: '2026-01-02T03:04:05.000Z',
+      updatedAt: '2026-01-02T03:04:05.000Z',
     };
     await store.orders.insert(pending);
     expect((await placement.reconcile(paper, pending, { giveUpAfterMs: 60_000 })).status).toBe('pending');

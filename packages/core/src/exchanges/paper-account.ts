@@ -129,7 +129,11 @@ export function createPaperAccount(config: {
       const p: PaperPosition = positions.get(market.symbol) ?? { qty: 0, entry: 0, margin: 0 };
       if (p.qty === 0 || p.qty > 0 === side > 0) {
         const size = Math.abs(p.qty) + quantity;
-        positions.set(market.symbol, { qty: p.qty + side * quantity, entry: (Math.abs(p.qty) * p.entry + quantity * price) / size, margin: p.margin + (quantity * price) / lev });
+        positions.set(market.symbol, {
+          qty: p.qty + side * quantity,
+          entry: (Math.abs(p.qty) * p.entry + quantity * price) / size,
+          margin: p.margin + (quantity * price) / lev,
+        });
         return fee;
       }
       const size = Math.abs(p.qty);

@@ -226,9 +226,10 @@ describe('createPaperGateway (SPOT)', () => {
     expect(balance['USDT']!.total).toBeCloseTo(1_000 - 200.4 + 300 - 0.6, 9);
     const error = await rejection(paper.createOrder({ clientOrderId: newClientOrderId(), symbol: SPOT, side: 'sell', type: 'market', quantity: 1 }));
     expect(error.reason).toBe('insufficient_funds');
-    expect((await rejection(paper.createOrder({ clientOrderId: newClientOrderId(), symbol: SPOT, side: 'sell', type: 'market', quantity: 1, reduceOnly: true }))).reason).toBe(
-      'invalid_order',
-    );
+    expect(
+      (await rejection(paper.createOrder({ clientOrderId: newClientOrderId(), symbol: SPOT, side: 'sell', type: 'market', quantity: 1, reduceOnly: true })))
+        .reason,
+    ).toBe('invalid_order');
     expect((await rejection(paper.market('BTC/USDT:USDT'))).reason).toBe('bad_symbol');
   });
 });

@@ -152,7 +152,13 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
    * saving them would write the account on every call; after a restore they are read again.
    */
   function stateText(): string {
-    const state: SavedPaperState = { account: { ...account.state(), lastMarks: [] }, orders: [...orders.values()], nextId, known: [...known.values()], marks: [] };
+    const state: SavedPaperState = {
+      account: { ...account.state(), lastMarks: [] },
+      orders: [...orders.values()],
+      nextId,
+      known: [...known.values()],
+      marks: [],
+    };
     return JSON.stringify(state);
   }
 

@@ -161,7 +161,11 @@ export function createCachedCandleSource(store: Store, source = 'csv'): CandlePr
     return { source, series, nextMs };
   }
   /** `read(range)` when the cache covers the whole range, else `otherwise`. */
-  async function ifCovered<T>(request: CandleRequest, read: (range: CandleRange) => Promise<T>, otherwise: (range: CandleRange, why: Uncovered) => Promise<T> | T): Promise<T> {
+  async function ifCovered<T>(
+    request: CandleRequest,
+    read: (range: CandleRange) => Promise<T>,
+    otherwise: (range: CandleRange, why: Uncovered) => Promise<T> | T,
+  ): Promise<T> {
     const range = toRange(request);
     const why = await coverage(range);
     return why === 'covered' ? read(range) : otherwise(range, why);

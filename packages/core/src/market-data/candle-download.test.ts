@@ -36,7 +36,12 @@ describe('downloadCandles', () => {
     expect(progress.map((p) => p.doneDays)).toEqual([0, 1, 2, 3]);
     expect(klineCalls().length).toBeGreaterThan(0);
 
-    const { series } = await createCachedCandleSource(store, 'ccxt:binanceusdm').getCandles({ symbol: SYMBOL, timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-03' });
+    const { series } = await createCachedCandleSource(store, 'ccxt:binanceusdm').getCandles({
+      symbol: SYMBOL,
+      timeframe: '1h',
+      startDate: '2024-01-01',
+      endDate: '2024-01-03',
+    });
     expect(series.length).toBe(72);
     const k = fakeBinanceKline(T0 + 30 * HOUR).map(Number);
     expect([series.time[30], series.open[30], series.high[30], series.low[30], series.close[30], series.volume[30]]).toEqual(k.slice(0, 6));
@@ -51,7 +56,15 @@ describe('downloadCandles', () => {
     const store = createMemoryStore();
     await downloadCandles({ store, exchange: exchange(), symbol: SYMBOL, timeframe: '1h', startDate: '2024-01-02', endDate: '2024-01-02' });
     fake.calls.length = 0;
-    const result = await downloadCandles({ store, exchange: exchange(), symbol: SYMBOL, timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-03', batchDays: 1 });
+    const result = await downloadCandles({
+      store,
+      exchange: exchange(),
+      symbol: SYMBOL,
+      timeframe: '1h',
+      startDate: '2024-01-01',
+      endDate: '2024-01-03',
+      batchDays: 1,
+    });
     expect(result).toMatchObject({ days: 3, cachedDays: 1, downloadedDays: 2, candles: 72 });
     const asked = new Set(klineCalls().map((c) => new Date(Number(c.params['startTime'])).toISOString().slice(0, 10)));
     expect([...asked].sort()).toEqual(['2024-01-01', '2024-01-03']);

@@ -95,4 +95,3 @@ export async function downloadCandles(options: DownloadCandlesOptions): Promise<
   }
   return result;
 }
-

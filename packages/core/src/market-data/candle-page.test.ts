@@ -20,12 +20,22 @@ type Page = Awaited<ReturnType<typeof candlePage>>;
 function wire(series: CandleSeries, from: number, to: number): Page['candles'] {
   return Array.from({ length: to - from }, (_, k) => {
     const i = from + k;
-    return { time: new Date(series.time[i]!).toISOString(), open: series.open[i]!, high: series.high[i]!, low: series.low[i]!, close: series.close[i]!, volume: series.volume[i]! };
+    return {
+      time: new Date(series.time[i]!).toISOString(),
+      open: series.open[i]!,
+      high: series.high[i]!,
+      low: series.low[i]!,
+      close: series.close[i]!,
+      volume: series.volume[i]!,
+    };
   });
 }
 
 async function failure(promise: Promise<unknown>): Promise<StratboxError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(StratboxError);
   return error as StratboxError;
 }
@@ -104,7 +114,9 @@ describe('candlePage (GET /api/market-data/candles)', () => {
     const page = await createSyntheticMarketData().getCandlePage!({ ...FOUR_YEARS, fromMs: Date.parse('2024-07-01T12:00:00.000Z'), limit: 7 });
     expect(page.series.length).toBe(7);
     for (const column of [page.series.time, page.series.open, page.series.close, page.series.volume]) expect(column.buffer.byteLength).toBe(7 * 8);
-    expect(Array.from(page.series.close)).toEqual(Array.from(generateSyntheticSeries(FOUR_YEARS.symbol, '1m', page.series.time[0]!, page.series.time[6]! + 60_000).close));
+    expect(Array.from(page.series.close)).toEqual(
+      Array.from(generateSyntheticSeries(FOUR_YEARS.symbol, '1m', page.series.time[0]!, page.series.time[6]! + 60_000).close),
+    );
   });
 
   it('reads only the cached chunks of the page’s days, and serves what a backtest gets from them', async () => {
@@ -182,6 +194,8 @@ describe('candlePage (GET /api/market-data/candles)', () => {
     const a = await candlePage(plain, range, { limit: 100 });
     const b = await candlePage(synthetic, range, { limit: 100 });
     expect(a).toEqual(b);
-    expect(await candlePage(plain, range, { limit: 200, cursor: a.nextCursor! })).toEqual(await candlePage(synthetic, range, { limit: 200, cursor: b.nextCursor! }));
+    expect(await candlePage(plain, range, { limit: 200, cursor: a.nextCursor! })).toEqual(
+      await candlePage(synthetic, range, { limit: 200, cursor: b.nextCursor! }),
+    );
   });
 });

@@ -48,9 +48,7 @@ function parseDay(value: string, field: string): number {
 export function resolveCandleRange(request: CandleRequest, options: { maxCandles?: number | undefined } = {}): CandleRange {
   const { symbol, timeframe, startDate, endDate } = request;
   if (typeof symbol !== 'string' || symbol.length === 0) {
-    throw new StratboxError('VALIDATION_FAILED', 'Invalid symbol: expected a market symbol such as BTC/USDT:USDT', [
-      { path: 'symbol', message: 'Required' },
-    ]);
+    throw new StratboxError('VALIDATION_FAILED', 'Invalid symbol: expected a market symbol such as BTC/USDT:USDT', [{ path: 'symbol', message: 'Required' }]);
   }
   if (!isTimeframe(timeframe)) {
     throw new StratboxError('VALIDATION_FAILED', `Invalid timeframe "${String(timeframe)}": expected one of ${Object.keys(TIMEFRAME_MS).join(', ')}`, [
@@ -105,7 +103,12 @@ export function closedBoundary(nowMs: number, timeframeMs: number): number {
 }
 
 /** The NOT_FOUND for a range that `source` does not fully cover, naming the first missing day. */
-export function missingDataError(range: Pick<CandleRange, 'symbol' | 'timeframe' | 'startDate' | 'endDate'>, source: string, firstMissingDay: string, hint?: string): StratboxError {
+export function missingDataError(
+  range: Pick<CandleRange, 'symbol' | 'timeframe' | 'startDate' | 'endDate'>,
+  source: string,
+  firstMissingDay: string,
+  hint?: string,
+): StratboxError {
   return new StratboxError(
     'NOT_FOUND',
     `No candles of ${range.symbol} ${range.timeframe} from ${source} for ${firstMissingDay} (requested ${range.startDate}..${range.endDate})${hint ? `: ${hint}` : ''}`,

@@ -105,7 +105,12 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
         const names = errorClassNames(error);
         if (!isCcxtError(names)) throw error;
         if (names.has('BadSymbol')) {
-          throw new StratboxError('NOT_FOUND', `Unknown symbol ${range.symbol} on ${ex.id}`, { symbol: range.symbol, source: `ccxt:${ex.id}` }, { cause: error });
+          throw new StratboxError(
+            'NOT_FOUND',
+            `Unknown symbol ${range.symbol} on ${ex.id}`,
+            { symbol: range.symbol, source: `ccxt:${ex.id}` },
+            { cause: error },
+          );
         }
         const className = error instanceof Error ? error.name : 'Error';
         if (names.has(RETRYABLE) && attempt < maxAttempts) {
@@ -210,7 +215,9 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
     const firstEmpty = firstDayWithoutCandles(result, window.startMs, endMs);
     if (firstEmpty !== null) {
       const hint =
-        result.length > 0 ? `${ex.id} has candles of this range from ${dayOf(result.time[0]!)} to ${dayOf(result.time[result.length - 1]!)}, with no candle that day` : `${ex.id} has no candles in this range`;
+        result.length > 0
+          ? `${ex.id} has candles of this range from ${dayOf(result.time[0]!)} to ${dayOf(result.time[result.length - 1]!)}, with no candle that day`
+          : `${ex.id} has no candles in this range`;
       throw missingDataError(range, source, firstEmpty, hint);
     }
     return { source, series: result };
@@ -261,7 +268,6 @@ function contiguousRuns(days: string[]): Array<{ first: string; last: string }> 
   }
   return runs;
 }
-
 
 /** The first UTC day of [startMs, endMs) on which no candle opens, or null. */
 function firstDayWithoutCandles(series: CandleSeries, startMs: number, endMs: number): string | null {

@@ -10,7 +10,10 @@ import { importCandlesCsv } from './csv-import.js';
 const clock: Clock = { now: () => new Date('2024-06-15T10:30:00.000Z') };
 
 async function failure(promise: Promise<unknown>): Promise<StratboxError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(StratboxError);
   return error as StratboxError;
 }
@@ -40,7 +43,13 @@ describe('createMarketData', () => {
   it('uses candles downloaded from an exchange (ccxt:<id> in the cache) when they cover the whole range, after CSV imports', async () => {
     const store = createMemoryStore();
     // as downloadCandles leaves them: the days under ccxt:binanceusdm
-    await importCandlesCsv({ store, source: 'ccxt:binanceusdm', symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: dayCsv('2024-06-01') + '\n' + dayCsv('2024-06-02') });
+    await importCandlesCsv({
+      store,
+      source: 'ccxt:binanceusdm',
+      symbol: 'BTC/USDT:USDT',
+      timeframe: '1h',
+      csv: dayCsv('2024-06-01') + '\n' + dayCsv('2024-06-02'),
+    });
     const md = createMarketData({ store, clock });
     const request = { symbol: 'BTC/USDT:USDT', timeframe: '1h' as const, startDate: '2024-06-01', endDate: '2024-06-02' };
     expect((await md.getCandles(request)).source).toBe('ccxt:binanceusdm');
@@ -64,7 +73,20 @@ describe('createMarketData', () => {
   it('never answers with an empty series', async () => {
     const empty: MarketData = {
       async getCandles(request) {
-        return { source: 'empty', series: { symbol: request.symbol, timeframe: request.timeframe, length: 0, time: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0), volume: new Float64Array(0) } };
+        return {
+          source: 'empty',
+          series: {
+            symbol: request.symbol,
+            timeframe: request.timeframe,
+            length: 0,
+            time: new Float64Array(0),
+            open: new Float64Array(0),
+            high: new Float64Array(0),
+            low: new Float64Array(0),
+            close: new Float64Array(0),
+            volume: new Float64Array(0),
+          },
+        };
       },
     };
     const md = createMarketData({ store: createMemoryStore(), clock, sources: [empty] });

@@ -117,12 +117,17 @@ export function createMarketData(options: MarketDataOptions): MarketData {
     throw missingDataError(range, 'any configured source', range.startDate);
   }
 
-  const noClosedCandles = (range: CandleRange, source: string) => missingDataError(range, source, range.startDate, 'the source holds no closed candles in this range');
+  const noClosedCandles = (range: CandleRange, source: string) =>
+    missingDataError(range, source, range.startDate, 'the source holds no closed candles in this range');
 
   return {
     async getCandles(request) {
       const { range, boundary, clean } = prepare(request);
-      const answer = await ask((p) => p.find(clean), (m) => m.getCandles(clean), range);
+      const answer = await ask(
+        (p) => p.find(clean),
+        (m) => m.getCandles(clean),
+        range,
+      );
       const { series } = answer;
       let end = series.length;
       while (end > 0 && series.time[end - 1]! >= boundary) end--;
@@ -136,7 +141,11 @@ export function createMarketData(options: MarketDataOptions): MarketData {
       const { range, boundary, clean } = prepare(request);
       const fromMs = Math.max(range.startMs, request.fromMs ?? range.startMs);
       const pageRequest: CandlePageRequest = { ...clean, fromMs, limit: request.limit };
-      const answer = await ask((p) => findCandlePage(p, pageRequest), (m) => readCandlePage(m, pageRequest), range);
+      const answer = await ask(
+        (p) => findCandlePage(p, pageRequest),
+        (m) => readCandlePage(m, pageRequest),
+        range,
+      );
       const { series } = answer;
       let end = series.length;
       while (end > 0 && series.time[end - 1]! >= boundary) end--;

@@ -21,7 +21,10 @@ function twoDaysCsv(): string {
 }
 
 async function failure(promise: Promise<unknown>): Promise<StratboxError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(StratboxError);
   return error as StratboxError;
 }
@@ -32,7 +35,12 @@ describe('importCandlesCsv', () => {
     const result = await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: twoDaysCsv() });
     expect(result).toEqual({ imported: 48, firstTime: '2024-01-01T00:00:00.000Z', lastTime: '2024-01-02T23:00:00.000Z' });
 
-    const { source, series } = await createMarketData({ store, clock }).getCandles({ symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-02' });
+    const { source, series } = await createMarketData({ store, clock }).getCandles({
+      symbol: 'BTC/USDT:USDT',
+      timeframe: '1h',
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    });
     expect(source).toBe('csv');
     expect(series.length).toBe(48);
     expect(series.time[47]).toBe(T0 + 47 * HOUR);
@@ -86,13 +94,23 @@ describe('importCandlesCsv', () => {
     const rows = twoDaysCsv().trim().split('\r\n').slice(1);
     await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: rows.slice(0, 30).join('\n') });
     await importCandlesCsv({ store, symbol: 'BTC/USDT:USDT', timeframe: '1h', csv: rows.slice(30).join('\n') });
-    const { series } = await createMarketData({ store, clock }).getCandles({ symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-02' });
+    const { series } = await createMarketData({ store, clock }).getCandles({
+      symbol: 'BTC/USDT:USDT',
+      timeframe: '1h',
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    });
     expect(series.length).toBe(48);
   });
 
   /** The candles the composite serves for 2024-01-01 (the day of every file below). */
   async function firstDay(store: ReturnType<typeof createMemoryStore>) {
-    const { series } = await createMarketData({ store, clock }).getCandles({ symbol: 'BTC/USDT:USDT', timeframe: '1h', startDate: '2024-01-01', endDate: '2024-01-01' });
+    const { series } = await createMarketData({ store, clock }).getCandles({
+      symbol: 'BTC/USDT:USDT',
+      timeframe: '1h',
+      startDate: '2024-01-01',
+      endDate: '2024-01-01',
+    });
     return Array.from({ length: series.length }, (_, i) => [series.time[i], series.open[i], series.high[i], series.low[i], series.close[i], series.volume[i]]);
   }
 
@@ -151,7 +169,9 @@ describe('importCandlesCsv', () => {
 
   it('refuses rows of another width than the header or 6 and 12 columns, and a quote never closed', async () => {
     const store = createMemoryStore();
-    const headed = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `time,open,high,low,close,volume\n${T0},1,2,0.5,1.5,3,9` }));
+    const headed = await failure(
+      importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `time,open,high,low,close,volume\n${T0},1,2,0.5,1.5,3,9` }),
+    );
     expect(headed.details).toEqual([{ path: 'line 2', message: 'expected 6 values as in the header, found 7' }]);
     const bare = await failure(importCandlesCsv({ store, symbol: 'ETH/USDT', timeframe: '1h', csv: `${T0},1,2,0.5,1.5,3,9` }));
     expect(bare.details).toEqual([{ path: 'line 1', message: "expected 6 values (time,open,high,low,close,volume) or Binance's 12 kline columns, found 7" }]);

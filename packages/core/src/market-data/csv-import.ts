@@ -242,7 +242,8 @@ export async function importCandlesCsv(options: ImportCandlesCsvOptions): Promis
       if (layout === null) {
         if (isHeader(cells)) {
           const read = headerLayout(cells);
-          if (typeof read === 'string') throw new StratboxError('VALIDATION_FAILED', `The CSV's header is not usable: ${read}`, [{ path: `line ${line}`, message: read }]);
+          if (typeof read === 'string')
+            throw new StratboxError('VALIDATION_FAILED', `The CSV's header is not usable: ${read}`, [{ path: `line ${line}`, message: read }]);
           layout = read;
           continue;
         }
@@ -277,7 +278,10 @@ export async function importCandlesCsv(options: ImportCandlesCsvOptions): Promis
   const { series, lines: lineOf } = rows.sorted();
   for (let i = 1; i < series.length; i++) {
     if (series.time[i] === series.time[i - 1]) {
-      report(Math.max(lineOf[i]!, lineOf[i - 1]!), `time ${new Date(series.time[i]!).toISOString()} appears twice (also line ${Math.min(lineOf[i]!, lineOf[i - 1]!)})`);
+      report(
+        Math.max(lineOf[i]!, lineOf[i - 1]!),
+        `time ${new Date(series.time[i]!).toISOString()} appears twice (also line ${Math.min(lineOf[i]!, lineOf[i - 1]!)})`,
+      );
     }
   }
   if (problemCount > 0) {

@@ -2,5 +2,12 @@ export { createMarketplaceServices, type MarketplaceServices } from './create-ma
 export { createListingService, normalizeTags, parseTagsQuery, MAX_TAGS, type ListingService } from './listing-service.js';
 export { createPurchaseService, type PurchaseService } from './purchase-service.js';
 export { createReviewService, type ReviewService } from './review-service.js';
-export { resolveRunnableStrategy, loadRunnableSource, withRunOnlyErrors, createLicenceService, type RunnableStrategy, type LicenceService } from './licences.js';
+export {
+  resolveRunnableStrategy,
+  loadRunnableSource,
+  withRunOnlyErrors,
+  createLicenceService,
+  type RunnableStrategy,
+  type LicenceService,
+} from './licences.js';
 export { toListingView, toPurchaseView, toReviewView, averageRating, type ListingView, type PurchaseView, type ReviewView } from './marketplace-views.js';

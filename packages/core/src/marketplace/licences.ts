@@ -121,7 +121,11 @@ export async function withRunOnlyErrors<T>(canReadSource: boolean, work: () => P
   } catch (error) {
     if (canReadSource || !(error instanceof StratboxError)) throw error;
     if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
-      throw new StratboxError('VALIDATION_FAILED', error.message, (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })));
+      throw new StratboxError(
+        'VALIDATION_FAILED',
+        error.message,
+        (error.details as Array<{ path: string; message: string }>).map(({ path, message }) => ({ path, message })),
+      );
     }
     throw new StratboxError(error.code, 'The purchased strategy cannot run with this request');
   }

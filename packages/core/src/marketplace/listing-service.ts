@@ -31,11 +31,15 @@ export function parseTagsQuery(tags: string | undefined): string[] {
   if (tags === undefined) return [];
   const parsed = normalizeTags(tags.split(','));
   if (parsed.length > MAX_TAGS) {
-    throw new StratboxError('VALIDATION_FAILED', `At most ${MAX_TAGS} tags can be searched at once`, [{ path: 'query.tags', message: `At most ${MAX_TAGS} tags` }]);
+    throw new StratboxError('VALIDATION_FAILED', `At most ${MAX_TAGS} tags can be searched at once`, [
+      { path: 'query.tags', message: `At most ${MAX_TAGS} tags` },
+    ]);
   }
   const bad = parsed.find((t) => !TAG.test(t));
   if (bad !== undefined) {
-    throw new StratboxError('VALIDATION_FAILED', `Invalid tag "${bad.slice(0, 40)}"`, [{ path: 'query.tags', message: 'Tags are 1-32 letters, digits or dashes' }]);
+    throw new StratboxError('VALIDATION_FAILED', `Invalid tag "${bad.slice(0, 40)}"`, [
+      { path: 'query.tags', message: 'Tags are 1-32 letters, digits or dashes' },
+    ]);
   }
   return parsed;
 }

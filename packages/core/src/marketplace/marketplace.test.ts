@@ -46,7 +46,7 @@ describe('marketplace services', () => {
   afterEach(() => store.close());
 
   describe('listings', () => {
-    it('publishes one of your strategies at its current version; someone else\'s strategy is a 404', async () => {
+    it("publishes one of your strategies at its current version; someone else's strategy is a 404", async () => {
       const { strategies, listings } = setup();
       const s = await strategies.create(seller, { name: 'S', description: '', source: SOURCE, marketType: 'LINEAR' });
       await strategies.update(seller, s.id, { source: `${SOURCE}// v2\n` });
@@ -71,7 +71,10 @@ describe('marketplace services', () => {
       const { strategies, listings } = setup();
       const s = await strategies.create(seller, { name: 'S', description: '', source: SOURCE, marketType: 'LINEAR' });
       const listing = await listings.create(seller, listingBody(s.id));
-      await expect(listings.update(other, listing.id, { name: 'Stolen' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: `Listing ${listing.id} not found` });
+      await expect(listings.update(other, listing.id, { name: 'Stolen' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: `Listing ${listing.id} not found`,
+      });
       await expect(listings.unlist(other, listing.id)).rejects.toMatchObject({ code: 'NOT_FOUND', message: `Listing ${listing.id} not found` });
       expect(await listings.get(seller, listing.id)).toEqual(listing);
 
@@ -101,7 +104,9 @@ describe('marketplace services', () => {
       const first = await listings.search(buyer, { limit: 2 });
       expect(ids(first)).toEqual([c.id, b.id]);
       expect(ids(await listings.search(buyer, { limit: 2, cursor: first.nextCursor! }))).toEqual([a.id]);
-      await expect(listings.search(buyer, { tags: Array.from({ length: 11 }, (_, i) => `t${i}`).join(',') })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+      await expect(listings.search(buyer, { tags: Array.from({ length: 11 }, (_, i) => `t${i}`).join(',') })).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+      });
       await expect(listings.search(buyer, { tags: 'no spaces allowed' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     });
   });
@@ -114,7 +119,8 @@ describe('marketplace services', () => {
       await expect(purchases.purchase(seller, listing.id)).rejects.toMatchObject({ code: 'FORBIDDEN', status: 403 });
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => purchases.purchase(buyer, listing.id)));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-      for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) expect(r.reason).toMatchObject({ code: 'CONFLICT', status: 409 });
+      for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected'))
+        expect(r.reason).toMatchObject({ code: 'CONFLICT', status: 409 });
       const [bought] = (await purchases.list(buyer, {})).purchases;
       expect(bought).toMatchObject({ listingId: listing.id, strategyId: s.id, strategyVersion: 1, price: 0, status: 'completed', checkoutUrl: null });
       expect((await listings.get(buyer, listing.id)).purchaseCount).toBe(1);
@@ -195,7 +201,10 @@ describe('marketplace services', () => {
       await expect(loadRunnableSource(store, other, s.id, 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect(await licences.resolve(seller, s.id)).toMatchObject({ ownerId: seller, version: 3, canReadSource: true });
       expect(await licences.resolve(seller, listing.id)).toMatchObject({ ownerId: seller, version: 2, canReadSource: true });
-      for (const error of await Promise.all([licences.resolve(other, s.id).catch((e: Error) => e), licences.loadSource(other, s.id, 1).catch((e: Error) => e)])) {
+      for (const error of await Promise.all([
+        licences.resolve(other, s.id).catch((e: Error) => e),
+        licences.loadSource(other, s.id, 1).catch((e: Error) => e),
+      ])) {
         expect(JSON.stringify(error)).not.toContain('SECRET-EDGE');
         expect(String((error as Error).message)).not.toContain('SECRET-EDGE');
       }
@@ -220,7 +229,10 @@ describe('marketplace services', () => {
       await reviews.create(third, listing.id, { rating: 1, text: 'meh' });
       expect(await listings.get(other, listing.id)).toMatchObject({ averageRating: 2.5, reviewCount: 2 });
 
-      await expect(reviews.update(third, listing.id, mine.id, { rating: 1, text: 'hijack' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: `Review ${mine.id} not found` });
+      await expect(reviews.update(third, listing.id, mine.id, { rating: 1, text: 'hijack' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        message: `Review ${mine.id} not found`,
+      });
       await expect(reviews.update(buyer, newId('listing'), mine.id, { rating: 1, text: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       const edited = await reviews.update(buyer, listing.id, mine.id, { rating: 5, text: 'better now' });
       expect(edited).toMatchObject({ id: mine.id, rating: 5, text: 'better now', createdAt: mine.createdAt });
@@ -228,7 +240,9 @@ describe('marketplace services', () => {
 
       const list = await reviews.list(other, listing.id, {});
       expect(list.reviews.map((r) => [r.reviewerId, r.rating])).toEqual(
-        [...list.reviews].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1)).map((r) => [r.reviewerId, r.rating]),
+        [...list.reviews]
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+          .map((r) => [r.reviewerId, r.rating]),
       );
       expect(list.reviews.find((r) => r.id === mine.id)?.text).toBe('better now');
       await expect(reviews.list(other, newId('listing'), {})).rejects.toMatchObject({ code: 'NOT_FOUND' });

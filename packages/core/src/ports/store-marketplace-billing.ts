@@ -121,7 +121,11 @@ export interface PurchaseRepository {
    * `BacktestRepository.transition`). Returns the updated record, or null. Not scoped to a
    * buyer: for webhooks, which are authenticated by the provider's signature.
    */
-  transition(id: string, from: readonly PurchaseRecordStatus[], patch: Partial<Pick<PurchaseRecord, 'status' | 'checkoutSessionId' | 'checkoutUrl' | 'updatedAt' | 'completedAt'>>): Promise<PurchaseRecord | null>;
+  transition(
+    id: string,
+    from: readonly PurchaseRecordStatus[],
+    patch: Partial<Pick<PurchaseRecord, 'status' | 'checkoutSessionId' | 'checkoutUrl' | 'updatedAt' | 'completedAt'>>,
+  ): Promise<PurchaseRecord | null>;
   /** Deletes the buyer's purchase if it is in one of the `from` statuses; false otherwise. */
   deleteIf(buyerId: string, id: string, from: readonly PurchaseRecordStatus[]): Promise<boolean>;
 }
@@ -269,4 +273,3 @@ export interface LocalInvoiceRepository {
   /** The user's invoices, newest first. */
   list(userId: string, page: PageRequest): Promise<LocalInvoiceRecord[]>;
 }
-

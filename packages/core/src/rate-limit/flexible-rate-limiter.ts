@@ -25,7 +25,8 @@ export function resolveRateLimits(given: Partial<RateLimits> = {}): RateLimits {
   const limits = { ...DEFAULT_RATE_LIMITS, ...given };
   for (const [scope, { points, durationSeconds }] of Object.entries(limits)) {
     if (!Number.isInteger(points) || points < 1) throw new Error(`rate limit ${scope}: points must be a positive integer, got ${points}`);
-    if (!Number.isInteger(durationSeconds) || durationSeconds < 1) throw new Error(`rate limit ${scope}: durationSeconds must be a positive integer, got ${durationSeconds}`);
+    if (!Number.isInteger(durationSeconds) || durationSeconds < 1)
+      throw new Error(`rate limit ${scope}: durationSeconds must be a positive integer, got ${durationSeconds}`);
   }
   return limits;
 }

@@ -183,7 +183,18 @@ export async function openGuestSession(options: GuestSessionOptions): Promise<Gu
     const api = guard(() => unwrap(vm.callFunction(factory, vm.undefined, boot)));
     boot.dispose();
     factory.dispose();
-    for (const name of ['readMeta', 'readExports', 'start', 'runBatch', 'drainStates', 'drainTrades', 'drainLogs', 'finish', 'lastError', 'describe'] as RuntimeFn[]) {
+    for (const name of [
+      'readMeta',
+      'readExports',
+      'start',
+      'runBatch',
+      'drainStates',
+      'drainTrades',
+      'drainLogs',
+      'finish',
+      'lastError',
+      'describe',
+    ] as RuntimeFn[]) {
       fns.set(name, vm.getProp(api, name));
     }
     api.dispose();

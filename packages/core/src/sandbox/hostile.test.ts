@@ -14,7 +14,13 @@ const pool = createSandboxPool({
   cancelGraceMs: 300,
 });
 /** A pool whose QuickJS heap limit is out of reach, so only the host's RSS cap can stop a memory hog. */
-const rssPool = createSandboxPool({ size: 1, cpuTimeMs: 10_000, wallTimeMs: 15_000, memoryLimitBytes: 3 * 1024 * 1024 * 1024, rssLimitBytes: 350 * 1024 * 1024 });
+const rssPool = createSandboxPool({
+  size: 1,
+  cpuTimeMs: 10_000,
+  wallTimeMs: 15_000,
+  memoryLimitBytes: 3 * 1024 * 1024 * 1024,
+  rssLimitBytes: 350 * 1024 * 1024,
+});
 /** Memory hogs hit a small QuickJS heap limit; GC work near the limit needs a little more CPU time. */
 const memPool = createSandboxPool({ size: 1, cpuTimeMs: 5000, memoryLimitBytes: 16 * 1024 * 1024 });
 afterAll(() => Promise.all([pool.close(), rssPool.close(), memPool.close()]));

@@ -14,4 +14,13 @@ export {
 export { createStrategySourceChecker } from './strategy-source-checker.js';
 export type { StrategyInfo } from './worker-protocol.js';
 export type { QuickJSBuild } from './quickjs-variants.js';
-export type { BacktestJob, BacktestResult, BacktestTrade, BacktestEquityPoint, BacktestLogLine, CandleInput, CandleColumns, BacktestMetrics } from '../backtests/engine/index.js';
+export type {
+  BacktestJob,
+  BacktestResult,
+  BacktestTrade,
+  BacktestEquityPoint,
+  BacktestLogLine,
+  CandleInput,
+  CandleColumns,
+  BacktestMetrics,
+} from '../backtests/engine/index.js';

@@ -28,7 +28,9 @@ export async function inspectStrategyInGuest(source: string, limits: GuestLimits
       });
     }
     if (exports.onOrder !== undefined && exports.onOrder !== 'function') {
-      throw new SandboxError('INVALID_STRATEGY', 'onOrder, when exported, must be a function', { details: [{ path: 'source', message: `onOrder is ${exports.onOrder}` }] });
+      throw new SandboxError('INVALID_STRATEGY', 'onOrder, when exported, must be a function', {
+        details: [{ path: 'source', message: `onOrder is ${exports.onOrder}` }],
+      });
     }
     return { meta, exports };
   } finally {

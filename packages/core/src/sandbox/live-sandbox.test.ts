@@ -32,8 +32,28 @@ describe('live sandbox', () => {
     const r1 = await session.candle(candle(120_000, 12), flat);
     expect(r1.intents).toEqual([{ kind: 'place', order: expect.objectContaining({ id: 'o1', side: 'buy', type: 'market', quantity: 1, stopLoss: 6 }) }]);
     expect(r1.logs[0]!.message).toContain('candle BTC/USDT:USDT 12');
-    const long: LiveAccountState = { ...flat, positions: [{ symbol: 'BTC/USDT:USDT', side: 'long', quantity: 1, entryPrice: 12, entryTime: 180_000, margin: 12, liquidationPrice: null, unrealizedPnl: 0 }] };
-    const r2 = await session.order({ id: 'o1', symbol: 'BTC/USDT:USDT', side: 'buy', type: 'market', status: 'filled', quantity: 1, price: 12, fee: 0, time: 180_000, reason: null, tag: null }, long);
+    const long: LiveAccountState = {
+      ...flat,
+      positions: [
+        { symbol: 'BTC/USDT:USDT', side: 'long', quantity: 1, entryPrice: 12, entryTime: 180_000, margin: 12, liquidationPrice: null, unrealizedPnl: 0 },
+      ],
+    };
+    const r2 = await session.order(
+      {
+        id: 'o1',
+        symbol: 'BTC/USDT:USDT',
+        side: 'buy',
+        type: 'market',
+        status: 'filled',
+        quantity: 1,
+        price: 12,
+        fee: 0,
+        time: 180_000,
+        reason: null,
+        tag: null,
+      },
+      long,
+    );
     expect(r2.logs.map((l) => l.message)).toEqual(['order o1 filled']);
     // the stop-loss attached at the fill closes the position when a candle crosses it
     const r3 = await session.candle({ ...candle(180_000, 13), low: 5 }, long);
@@ -42,8 +62,16 @@ describe('live sandbox', () => {
   }, 30_000);
 
   it('refuses bad params and reports a strategy error with its line', async () => {
-    await expect(sandbox.open({ source: SMA, symbols: ['BTC/USDT:USDT'], params: { fast: 'x' }, seed: 1, startTime: 0 })).rejects.toMatchObject({ code: 'INVALID_PARAMS' });
-    const session = await sandbox.open({ source: 'export function onCandle(ctx, c) {\n  throw new Error("boom");\n}', symbols: ['BTC/USDT:USDT'], params: {}, seed: 1, startTime: 0 });
+    await expect(sandbox.open({ source: SMA, symbols: ['BTC/USDT:USDT'], params: { fast: 'x' }, seed: 1, startTime: 0 })).rejects.toMatchObject({
+      code: 'INVALID_PARAMS',
+    });
+    const session = await sandbox.open({
+      source: 'export function onCandle(ctx, c) {\n  throw new Error("boom");\n}',
+      symbols: ['BTC/USDT:USDT'],
+      params: {},
+      seed: 1,
+      startTime: 0,
+    });
     await expect(session.candle(candle(0, 1), flat)).rejects.toMatchObject({ code: 'STRATEGY_ERROR', message: expect.stringMatching(/boom.*line 2/) });
     await session.close();
   }, 30_000);
@@ -67,7 +95,9 @@ describe('live sandbox', () => {
       const { path, pidFile } = stuckWorker(dir);
       const stuck = createLiveSandbox({ workerPath: path, readyTimeoutMs: 300 });
       const started = Date.now();
-      const error = await stuck.open({ source: 'export function onCandle() {}', symbols: ['BTC/USDT:USDT'], params: {}, seed: 1, startTime: 0 }).catch((e: unknown) => e);
+      const error = await stuck
+        .open({ source: 'export function onCandle() {}', symbols: ['BTC/USDT:USDT'], params: {}, seed: 1, startTime: 0 })
+        .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'TIMEOUT', details: { stage: 'start' }, message: expect.stringContaining('did not start within 300 ms') });
       expect(Date.now() - started).toBeLessThan(10_000);
       const pid = Number(readFileSync(pidFile, 'utf8'));
@@ -79,4 +109,3 @@ describe('live sandbox', () => {
     }
   }, 30_000);
 });
-

@@ -62,7 +62,6 @@ export interface LiveSandbox {
   close(): Promise<void>;
 }
 
-
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -128,7 +127,9 @@ export function createLiveSandbox(options: LiveSandboxOptions = {}): LiveSandbox
         const error =
           killReason === 'TIMEOUT'
             ? new SandboxError('TIMEOUT', `The strategy ran past the ${callWallTimeMs} ms wall-clock limit of one call and its process was stopped`)
-            : new SandboxError('CRASHED', `The sandbox process ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`, { details: { stderr: stderr.slice(-500) } });
+            : new SandboxError('CRASHED', `The sandbox process ${signal ? `was killed by ${signal}` : `exited with code ${code}`}`, {
+                details: { stderr: stderr.slice(-500) },
+              });
         for (const p of pending.values()) {
           clearTimeout(p.timer);
           p.reject(ending ? new SandboxError('POOL_CLOSED', 'The live session was closed') : error);

@@ -225,7 +225,8 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
       broken = true;
       if (error instanceof SandboxError) throw error;
       if (interrupted) throw timeout();
-      if (error instanceof RangeError && /call stack/i.test(error.message)) throw new SandboxError('STACK_OVERFLOW', 'Stack overflow: too deep recursion inside a built-in function');
+      if (error instanceof RangeError && /call stack/i.test(error.message))
+        throw new SandboxError('STACK_OVERFLOW', 'Stack overflow: too deep recursion inside a built-in function');
       if (error instanceof Error && /memory|allocate/i.test(error.message)) throw new SandboxError('MEMORY_LIMIT', 'The strategy ran out of memory');
       throw new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
@@ -268,7 +269,9 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
 
   try {
     const factory = guarded(() => unwrap(vm.evalCode(GUEST_LIVE_RUNTIME_SOURCE, 'stratbox-live-runtime.js')));
-    const boot = vm.newString(JSON.stringify({ seed: input.seed >>> 0, startTime: input.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes }));
+    const boot = vm.newString(
+      JSON.stringify({ seed: input.seed >>> 0, startTime: input.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes }),
+    );
     const api = guarded(() => unwrap(vm.callFunction(factory, vm.undefined, boot)));
     boot.dispose();
     factory.dispose();
@@ -313,7 +316,8 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
         if (problem) return { error: vm.newError({ name: 'TypeError', message: problem }) };
         const weight = kind === 'bollinger' ? 3 : 1;
         const used = [...indicators.values()].reduce((n, i) => n + i.last.length, 0);
-        if (used + weight > limits.maxIndicators) return { error: vm.newError({ name: 'RangeError', message: `A strategy can use at most ${limits.maxIndicators} indicator series` }) };
+        if (used + weight > limits.maxIndicators)
+          return { error: vm.newError({ name: 'RangeError', message: `A strategy can use at most ${limits.maxIndicators} indicator series` }) };
         const state = createIndicator(spec);
         ind = { s, state, last: new Float64Array(state.outputs).fill(NaN) };
         const h = histories[s]!;

@@ -14,7 +14,8 @@ function send(message: LiveChildMessage): void {
 }
 
 function fail(id: number, error: unknown): void {
-  const e = error instanceof SandboxError ? error : new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
+  const e =
+    error instanceof SandboxError ? error : new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
   send({ type: 'error', id, code: e.code, message: e.message, details: e.details ?? null });
 }
 

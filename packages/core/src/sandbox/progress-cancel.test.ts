@@ -53,7 +53,10 @@ describe('progress and cancel', () => {
 
   it('fails jobs with CRASHED when the child cannot start, instead of respawning forever', async () => {
     const broken = createSandboxPool({ size: 1, workerPath: '/nonexistent/worker-entry.js' });
-    await expect(broken.runBacktest({ source: SLOW, candles: many(1) })).rejects.toMatchObject({ code: 'CRASHED', message: expect.stringMatching(/could not start/) });
+    await expect(broken.runBacktest({ source: SLOW, candles: many(1) })).rejects.toMatchObject({
+      code: 'CRASHED',
+      message: expect.stringMatching(/could not start/),
+    });
     await broken.close();
   });
 

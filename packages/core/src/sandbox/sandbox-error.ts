@@ -47,11 +47,7 @@ export class SandboxError extends Error {
    */
   readonly cpuMs: number;
 
-  constructor(
-    code: SandboxErrorCode,
-    message: string,
-    options: { details?: unknown; logs?: GuestLogLine[]; cpuMs?: number; cause?: unknown } = {},
-  ) {
+  constructor(code: SandboxErrorCode, message: string, options: { details?: unknown; logs?: GuestLogLine[]; cpuMs?: number; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options.details;

@@ -159,7 +159,6 @@ function readCpuMs(pid: number | undefined): number | null {
   }
 }
 
-
 async function readRss(pid: number): Promise<number | null> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -330,7 +329,8 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         if (startFailures >= 3) {
           startFailures = 0;
           const why = slot.stderr.trim().split('\n').slice(-3).join(' ') || `exit code ${code}`;
-          for (const task of [...queues.run.drain(), ...queues.inspect.drain()]) settle(task, new SandboxError('CRASHED', `The sandbox process could not start: ${why}`));
+          for (const task of [...queues.run.drain(), ...queues.inspect.drain()])
+            settle(task, new SandboxError('CRASHED', `The sandbox process could not start: ${why}`));
         }
       }
       const index = slots.indexOf(slot);
@@ -344,10 +344,16 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         if (reason && make) settle(task, new SandboxError(reason, make({ wallTimeMs: task.wallTimeMs, rssLimitBytes: o.rssLimitBytes }), { cpuMs }));
         else if (task.lane === 'inspect') {
           // the only input of a check is the source: a child that dies on it was killed by it
-          settle(task, new SandboxError('INVALID_STRATEGY', 'The sandbox process died while loading the strategy; the source is too complex to load', { cpuMs }));
+          settle(
+            task,
+            new SandboxError('INVALID_STRATEGY', 'The sandbox process died while loading the strategy; the source is too complex to load', { cpuMs }),
+          );
         } else {
           const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-          settle(task, new SandboxError('CRASHED', `The sandbox process ${how} while running the job`, { details: { stderr: slot.stderr.slice(-500) }, cpuMs }));
+          settle(
+            task,
+            new SandboxError('CRASHED', `The sandbox process ${how} while running the job`, { details: { stderr: slot.stderr.slice(-500) }, cpuMs }),
+          );
         }
       }
       if (!closed) dispatch();
@@ -465,21 +471,38 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         return Promise.reject(error);
       }
       const message: ParentMessage = { type: 'run', id: nextId++, job: wire, limits: engineLimits(), progressIntervalMs: o.progressIntervalMs };
-      return submit<BacktestResult>({ lane: 'run', tenant: runOptions.tenant, message, wallTimeMs: o.wallTimeMs, signal: runOptions.signal, onProgress: runOptions.onProgress });
+      return submit<BacktestResult>({
+        lane: 'run',
+        tenant: runOptions.tenant,
+        message,
+        wallTimeMs: o.wallTimeMs,
+        signal: runOptions.signal,
+        onProgress: runOptions.onProgress,
+      });
     },
 
     async inspectStrategy(source, inspectOptions = {}) {
       const limits = { ...engineLimits(), cpuTimeMs: o.inspectCpuTimeMs };
       const message: ParentMessage = { type: 'inspect', id: nextId++, source, limits };
       try {
-        return await submit<StrategyInfo>({ lane: 'inspect', tenant: inspectOptions.tenant, message, wallTimeMs: o.inspectCpuTimeMs * 2 + 2000, signal: inspectOptions.signal });
+        return await submit<StrategyInfo>({
+          lane: 'inspect',
+          tenant: inspectOptions.tenant,
+          message,
+          wallTimeMs: o.inspectCpuTimeMs * 2 + 2000,
+          signal: inspectOptions.signal,
+        });
       } catch (error) {
         if (!(error instanceof SandboxError) || ['CRASHED', 'CANCELLED', 'POOL_CLOSED'].includes(error.code)) throw error;
         const at = (error.details ?? {}) as { line?: number; column?: number };
         const problems = Array.isArray(error.details)
           ? (error.details as object[])
           : [{ path: 'source', message: error.message, ...(at.line ? { line: at.line, column: at.column } : {}) }];
-        throw new StratboxError('VALIDATION_FAILED', error.message, problems.map((p) => ({ ...p, code: error.code })));
+        throw new StratboxError(
+          'VALIDATION_FAILED',
+          error.message,
+          problems.map((p) => ({ ...p, code: error.code })),
+        );
       }
     },
 

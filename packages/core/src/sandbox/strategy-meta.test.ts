@@ -37,7 +37,15 @@ describe('parseStrategyParams', () => {
 
   it('lists every bad value, unknown name and missing required parameter', () => {
     const found = problems(() => parseStrategyParams(specs, { fast: '1', slow: '5.5', risk: 'abc', short: 'yes', mode: 'x', typo: '1' }));
-    expect(found.map((p) => p.path).sort()).toEqual(['params.fast', 'params.label', 'params.mode', 'params.risk', 'params.short', 'params.slow', 'params.typo']);
+    expect(found.map((p) => p.path).sort()).toEqual([
+      'params.fast',
+      'params.label',
+      'params.mode',
+      'params.risk',
+      'params.short',
+      'params.slow',
+      'params.typo',
+    ]);
     expect(found.find((p) => p.path === 'params.fast')!.message).toMatch(/at least 2/);
     expect(found.find((p) => p.path === 'params.slow')!.message).toMatch(/integer/);
     expect(found.find((p) => p.path === 'params.label')!.message).toMatch(/Required/);

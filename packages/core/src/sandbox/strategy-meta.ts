@@ -34,23 +34,29 @@ const EnumParam = z.strictObject({
 });
 
 /** One entry of `meta.params`: how a string parameter from a request is parsed. */
-export const ParamSpecSchema = z
-  .discriminatedUnion('type', [IntParam, FloatParam, BoolParam, StringParam, EnumParam])
-  .superRefine((spec, ctx) => {
-    if ('min' in spec && 'max' in spec && spec.min !== undefined && spec.max !== undefined && spec.min > spec.max) {
-      ctx.addIssue({ code: 'custom', message: 'min is greater than max' });
-    }
-    if (spec.default === undefined) return;
-    const problem = valueProblem(spec as ParamSpec, spec.default);
-    if (problem) ctx.addIssue({ code: 'custom', message: `default ${problem}` });
-  });
-export type ParamSpec = z.infer<typeof IntParam> | z.infer<typeof FloatParam> | z.infer<typeof BoolParam> | z.infer<typeof StringParam> | z.infer<typeof EnumParam>;
+export const ParamSpecSchema = z.discriminatedUnion('type', [IntParam, FloatParam, BoolParam, StringParam, EnumParam]).superRefine((spec, ctx) => {
+  if ('min' in spec && 'max' in spec && spec.min !== undefined && spec.max !== undefined && spec.min > spec.max) {
+    ctx.addIssue({ code: 'custom', message: 'min is greater than max' });
+  }
+  if (spec.default === undefined) return;
+  const problem = valueProblem(spec as ParamSpec, spec.default);
+  if (problem) ctx.addIssue({ code: 'custom', message: `default ${problem}` });
+});
+export type ParamSpec =
+  | z.infer<typeof IntParam>
+  | z.infer<typeof FloatParam>
+  | z.infer<typeof BoolParam>
+  | z.infer<typeof StringParam>
+  | z.infer<typeof EnumParam>;
 
 /** The `meta` export of a strategy. Every field is optional; unknown fields are refused, so a typo is caught. */
 export const StrategyMetaSchema = z.strictObject({
   timeframe: Timeframe.optional(),
   warmup: z.number().int().min(0).max(100_000).optional(),
-  params: z.record(Name, ParamSpecSchema).refine((p) => Object.keys(p).length <= 100, { message: 'At most 100 parameters' }).optional(),
+  params: z
+    .record(Name, ParamSpecSchema)
+    .refine((p) => Object.keys(p).length <= 100, { message: 'At most 100 parameters' })
+    .optional(),
   description: z.string().max(10_000).optional(),
   name: z.string().max(200).optional(),
 });

@@ -65,7 +65,10 @@ describe('inspectStrategy and the source checker', () => {
       ['export const onCandle = 5;', /onCandle/],
     ];
     for (const [source, message] of cases) {
-      const error = await Promise.resolve(check(source)).then(() => null, (e: unknown) => e);
+      const error = await Promise.resolve(check(source)).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(StratboxError);
       expect((error as StratboxError).code).toBe('VALIDATION_FAILED');
       expect((error as StratboxError).message).toMatch(message);

@@ -143,7 +143,13 @@ function fromResult(source: string, result: BuildResult<{ write: false; metafile
   const exports = output?.exports ?? [];
   const imports = output?.imports ?? [];
   if (imports.length > 0) {
-    fail(imports.map((i) => ({ path: 'source', message: `Strategies cannot import modules (found "${i.path}"): the strategy is one self-contained module`, ...lineOf(source, i.path) })));
+    fail(
+      imports.map((i) => ({
+        path: 'source',
+        message: `Strategies cannot import modules (found "${i.path}"): the strategy is one self-contained module`,
+        ...lineOf(source, i.path),
+      })),
+    );
   }
   if (!exports.includes('onCandle')) {
     fail([{ path: 'source', message: 'The strategy must export a function onCandle(ctx, candle)' }]);

@@ -39,9 +39,7 @@ function peakRss(): number {
 
 function fail(id: number, error: unknown): void {
   const e =
-    error instanceof SandboxError
-      ? error
-      : new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
+    error instanceof SandboxError ? error : new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
   const recycle = !(error instanceof SandboxError) || e.code === 'STACK_OVERFLOW' || e.code === 'MEMORY_LIMIT' || e.code === 'CRASHED';
   send({ type: 'error', id, code: e.code, message: e.message, details: e.details ?? null, logs: e.logs, cpuMs: e.cpuMs, recycle });
 }

@@ -32,9 +32,19 @@ describe('strategy service', () => {
     const created = await create(s, userId);
     const now = new Date().toISOString();
     const deployment = {
-      id: newId('deployment'), userId, strategyId: created.id, strategyVersion: 1, credentialId: newId('credential'),
-      symbols: ['BTC/USDT:USDT'], params: {}, status: 'running' as const, error: null,
-      createdAt: now, updatedAt: now, startedAt: now, stoppedAt: null,
+      id: newId('deployment'),
+      userId,
+      strategyId: created.id,
+      strategyVersion: 1,
+      credentialId: newId('credential'),
+      symbols: ['BTC/USDT:USDT'],
+      params: {},
+      status: 'running' as const,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      startedAt: now,
+      stoppedAt: null,
     };
     await stratbox.store.deployments.insert(deployment);
     const error = await s.delete(userId, created.id).catch((e: unknown) => e);

@@ -138,7 +138,8 @@ export function createStrategyService({ store, clock, checkSource }: StrategySer
           );
         }
         const listed = listings.find((l) => l.status === 'listed');
-        if (listed) throw new StratboxError('CONFLICT', `Strategy ${id} is listed on the marketplace (listing ${listed.id}); unlist it first`, { listingId: listed.id });
+        if (listed)
+          throw new StratboxError('CONFLICT', `Strategy ${id} is listed on the marketplace (listing ${listed.id}); unlist it first`, { listingId: listed.id });
         const paying = listings.length > 0 ? await tx.purchases.countPendingForStrategy(userId, id) : 0;
         if (paying > 0) {
           throw new StratboxError(

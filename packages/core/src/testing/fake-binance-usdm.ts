@@ -194,7 +194,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       if (fault === 'http429') return json(res, 429, { code: -1003, msg: 'Too many requests; current limit is 2400 requests per minute.' });
       if (fault === 'http418') return json(res, 418, { code: -1003, msg: 'Way too many requests; IP banned until later.' });
     }
-    if (url.pathname === '/fapi/v1/exchangeInfo') return json(res, 200, { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: [perpetual] });
+    if (url.pathname === '/fapi/v1/exchangeInfo')
+      return json(res, 200, { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: [perpetual] });
     if (url.pathname.startsWith('/sapi/')) return json(res, 200, []);
     if (url.pathname === '/fapi/v1/klines') {
       const answer = klines(params);
@@ -242,7 +243,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
           positions: [],
         });
       case 'GET /fapi/v1/leverageBracket':
-        return json(res, 200, [{ symbol: 'BTCUSDT', brackets: [{ bracket: 1, initialLeverage: 125, notionalCap: 50_000, notionalFloor: 0, maintMarginRatio: 0.004, cum: 0 }] }]);
+        return json(res, 200, [
+          { symbol: 'BTCUSDT', brackets: [{ bracket: 1, initialLeverage: 125, notionalCap: 50_000, notionalFloor: 0, maintMarginRatio: 0.004, cum: 0 }] },
+        ]);
       case 'GET /fapi/v3/positionRisk':
         return json(res, 200, [
           {
@@ -339,4 +342,3 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   fake.close = local.close;
   return fake;
 }
-

@@ -39,8 +39,6 @@ type LiveTradingRepositories = Pick<StoreRepositories, 'credentials' | 'orders' 
 const copyCredential = (c: CredentialRecord): CredentialRecord => ({ ...c, secrets: new Uint8Array(c.secrets) });
 const copyOrder = (o: OrderRecord): OrderRecord => ({ ...o });
 
-
-
 const oldestFirst = (a: OrderRecord, b: OrderRecord) =>
   a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1;
 
@@ -63,7 +61,10 @@ export function memoryLiveTradingRepositories(get: () => LiveTradingState, write
         return c && c.userId === userId ? copyCredential(c) : null;
       },
       async list(userId, page) {
-        return newestFirst([...get().credentials.values()].filter((c) => c.userId === userId), page).map(copyCredential);
+        return newestFirst(
+          [...get().credentials.values()].filter((c) => c.userId === userId),
+          page,
+        ).map(copyCredential);
       },
       async delete(userId, id) {
         return write((s) => {

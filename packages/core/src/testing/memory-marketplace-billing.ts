@@ -66,12 +66,14 @@ const pageOfCopies = <T extends { createdAt: string; id: string }>(rows: Iterabl
 const stable = <T>(decide: (state: MarketplaceBillingState) => T, outcome: (result: T) => unknown): Change<T> => stableChange(decide, outcome);
 
 /** The memory store's marketplace and billing repositories over `get()`; every change goes through `write`. */
-export function memoryMarketplaceBillingRepositories(
-  get: () => MarketplaceBillingState,
-  write: <T>(change: Change<T>) => T,
-): MarketplaceBillingRepositories {
+export function memoryMarketplaceBillingRepositories(get: () => MarketplaceBillingState, write: <T>(change: Change<T>) => T): MarketplaceBillingRepositories {
   /** Inserts `record` unless a record `same` as it exists (false then); a taken id throws. */
-  function insertIfAbsent<R extends { id: string }>(table: (s: MarketplaceBillingState) => Map<string, R>, record: R, what: string, same: (a: R, b: R) => boolean) {
+  function insertIfAbsent<R extends { id: string }>(
+    table: (s: MarketplaceBillingState) => Map<string, R>,
+    record: R,
+    what: string,
+    same: (a: R, b: R) => boolean,
+  ) {
     const value = structuredClone(record);
     return write(
       stable(
@@ -88,7 +90,13 @@ export function memoryMarketplaceBillingRepositories(
   }
 
   /** Applies the defined fields of `patch` to the record `id` if `owner` of it is `ownerId` (false otherwise). */
-  function updateOwned<R>(table: (s: MarketplaceBillingState) => Map<string, R>, owner: (r: R) => string, ownerId: string, id: string, patch: NoInfer<Partial<R>>) {
+  function updateOwned<R>(
+    table: (s: MarketplaceBillingState) => Map<string, R>,
+    owner: (r: R) => string,
+    ownerId: string,
+    id: string,
+    patch: NoInfer<Partial<R>>,
+  ) {
     const defined = structuredClone(definedFields(patch));
     return write(
       stable(
@@ -121,7 +129,13 @@ export function memoryMarketplaceBillingRepositories(
         return l && l.sellerId === sellerId ? copy(l) : null;
       },
       async update(sellerId, id, patch) {
-        return updateOwned((s) => s.listings, (l) => l.sellerId, sellerId, id, patch);
+        return updateOwned(
+          (s) => s.listings,
+          (l) => l.sellerId,
+          sellerId,
+          id,
+          patch,
+        );
       },
       async search(criteria, page) {
         const text = criteria.text?.toLowerCase();
@@ -176,7 +190,12 @@ export function memoryMarketplaceBillingRepositories(
 
     purchases: {
       async insertIfAbsent(purchase) {
-        return insertIfAbsent((s) => s.purchases, purchase, 'purchase', (a, b) => a.buyerId === b.buyerId && a.listingId === b.listingId);
+        return insertIfAbsent(
+          (s) => s.purchases,
+          purchase,
+          'purchase',
+          (a, b) => a.buyerId === b.buyerId && a.listingId === b.listingId,
+        );
       },
       async findById(buyerId, id) {
         const p = get().purchases.get(id);
@@ -187,7 +206,10 @@ export function memoryMarketplaceBillingRepositories(
         return null;
       },
       async list(buyerId, page) {
-        return pageOfCopies([...get().purchases.values()].filter((p) => p.buyerId === buyerId), page);
+        return pageOfCopies(
+          [...get().purchases.values()].filter((p) => p.buyerId === buyerId),
+          page,
+        );
       },
       async listCompletedForStrategy(buyerId, strategyId) {
         return pageOfCopies(
@@ -233,17 +255,31 @@ export function memoryMarketplaceBillingRepositories(
 
     reviews: {
       async insertIfAbsent(review) {
-        return insertIfAbsent((s) => s.reviews, review, 'review', (a, b) => a.listingId === b.listingId && a.reviewerId === b.reviewerId);
+        return insertIfAbsent(
+          (s) => s.reviews,
+          review,
+          'review',
+          (a, b) => a.listingId === b.listingId && a.reviewerId === b.reviewerId,
+        );
       },
       async findByReviewer(reviewerId, id) {
         const r = get().reviews.get(id);
         return r && r.reviewerId === reviewerId ? copy(r) : null;
       },
       async update(reviewerId, id, patch) {
-        return updateOwned((s) => s.reviews, (r) => r.reviewerId, reviewerId, id, patch);
+        return updateOwned(
+          (s) => s.reviews,
+          (r) => r.reviewerId,
+          reviewerId,
+          id,
+          patch,
+        );
       },
       async listByListing(listingId, page) {
-        return pageOfCopies([...get().reviews.values()].filter((r) => r.listingId === listingId), page);
+        return pageOfCopies(
+          [...get().reviews.values()].filter((r) => r.listingId === listingId),
+          page,
+        );
       },
     },
 
@@ -372,7 +408,10 @@ export function memoryMarketplaceBillingRepositories(
         });
       },
       async list(userId, page) {
-        return pageOfCopies([...get().localInvoices.values()].filter((i) => i.userId === userId), page);
+        return pageOfCopies(
+          [...get().localInvoices.values()].filter((i) => i.userId === userId),
+          page,
+        );
       },
     },
   };

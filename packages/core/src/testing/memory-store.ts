@@ -94,8 +94,6 @@ const chunksWithin = (state: State, source: string, symbol: string, timeframe: s
 /** Results go through JSON, as in the SQL stores, so that what is not JSON shows up in tests. */
 const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-
-
 /** A change to the state, recorded in a transaction and replayed on the live state at commit. */
 type Write<T = void> = (state: State) => T;
 
@@ -145,14 +143,18 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
       },
       // Transactions run one at a time (see createMemoryStore): already serialized.
       async lock() {},
-      async findById(id) { return copy(get().users.get(id)); },
+      async findById(id) {
+        return copy(get().users.get(id));
+      },
     },
     apiKeys: {
       async insert(key) {
         const value = structuredClone(key);
         write((s) => insertUnique(s.apiKeys, value.hash, value, 'api key'));
       },
-      async findUserIdByHash(hash) { return get().apiKeys.get(hash)?.userId ?? null; },
+      async findUserIdByHash(hash) {
+        return get().apiKeys.get(hash)?.userId ?? null;
+      },
     },
     strategies: {
       async insert(strategy) {
@@ -164,7 +166,10 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         return s && s.userId === userId ? copy(s) : null;
       },
       async list(userId, page) {
-        return newestFirst([...get().strategies.values()].filter((s) => s.userId === userId), page).map((s) => structuredClone(s));
+        return newestFirst(
+          [...get().strategies.values()].filter((s) => s.userId === userId),
+          page,
+        ).map((s) => structuredClone(s));
       },
       async update(userId, id, patch) {
         const defined = definedFields(patch);
@@ -209,7 +214,10 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         return d && d.userId === userId ? copy(d) : null;
       },
       async list(userId, page) {
-        return newestFirst([...get().deployments.values()].filter((d) => d.userId === userId), page).map((d) => structuredClone(d));
+        return newestFirst(
+          [...get().deployments.values()].filter((d) => d.userId === userId),
+          page,
+        ).map((d) => structuredClone(d));
       },
       async countActive(userId, filter = {}) {
         return activeDeployments(userId, filter).length;

@@ -33,7 +33,9 @@ function order(d: DeploymentRecord): OrderRecord {
     id: uid('ord'),
     userId: d.userId,
     deploymentId: d.id,
-    clientOrderId: uid('sbx').replace(/[^A-Za-z0-9]/g, '').slice(0, 30),
+    clientOrderId: uid('sbx')
+      .replace(/[^A-Za-z0-9]/g, '')
+      .slice(0, 30),
     exchangeOrderId: null,
     symbol: 'BTC/USDT:USDT',
     side: 'buy',
@@ -68,7 +70,11 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       expect(await store.deployments.transition(d.id, ['running'], { status: 'stopping' })).toBeNull();
       const running = await store.deployments.transition(d.id, ['starting'], { status: 'running', startedAt: at(5), updatedAt: at(5) });
       expect(running).toEqual({ ...d, status: 'running', startedAt: at(5), updatedAt: at(5) });
-      const failed = await store.deployments.transition(d.id, ['starting', 'running'], { status: 'failed', error: { code: 'STRATEGY_ERROR', message: 'boom' }, stoppedAt: at(6) });
+      const failed = await store.deployments.transition(d.id, ['starting', 'running'], {
+        status: 'failed',
+        error: { code: 'STRATEGY_ERROR', message: 'boom' },
+        stoppedAt: at(6),
+      });
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'STRATEGY_ERROR', message: 'boom' }, stoppedAt: at(6), startedAt: at(5) });
       expect(await store.deployments.findById(userId, d.id)).toEqual(failed);
       expect(await store.deployments.transition(uid('dep'), ['starting'], { status: 'running' })).toBeNull();
@@ -181,7 +187,11 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       });
       await expect(failed).rejects.toThrow('rolled back');
       const fresh = uid('usr');
-      expect(await Promise.all([createUnder(store, fresh, 2), createUnder(store, fresh, 2), createUnder(store, otherUserId + '-x', 1)])).toEqual([true, true, true]);
+      expect(await Promise.all([createUnder(store, fresh, 2), createUnder(store, fresh, 2), createUnder(store, otherUserId + '-x', 1)])).toEqual([
+        true,
+        true,
+        true,
+      ]);
       expect(await store.transaction(async (tx) => (await tx.users.lock(userId), 'locked again'))).toBe('locked again');
       await store.users.lock(userId);
     });

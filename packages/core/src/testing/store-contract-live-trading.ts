@@ -11,9 +11,6 @@ import type { CredentialRecord, OrderRecord, OrderRecordStatus, Store } from '..
 /** What the enclosing suite gives each test: the shared store, the test's owner and another user. */
 export type LiveTradingContext = () => { store: Store; userId: string; otherUserId: string };
 
-
-
-
 /** Every byte value, zeros and 0xff included, as a sealed secret's bytes may hold. */
 const allBytes = () => Uint8Array.from({ length: 300 }, (_, i) => (i * 7 + 3) % 256);
 
@@ -58,7 +55,6 @@ function order(userId: string, deploymentId: string, overrides: Partial<OrderRec
 const hex = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 /** A credential with its secrets as hex, to compare exact bytes whatever Uint8Array subclass holds them. */
 const comparable = (c: CredentialRecord | null) => (c === null ? null : { ...c, secrets: hex(c.secrets) });
-
 
 /** The `credentials` and `orders` blocks of the Store contract suite. */
 export function describeLiveTradingContract(context: LiveTradingContext): void {
@@ -274,7 +270,15 @@ export function describeLiveTradingContract(context: LiveTradingContext): void {
         fee: 0.0123,
         updatedAt: at(5),
       });
-      const expected = { ...record, exchangeOrderId: 'ex-1', status: 'partially_filled', filledQuantity: 0.005, averagePrice: 41_999.9, fee: 0.0123, updatedAt: at(5) };
+      const expected = {
+        ...record,
+        exchangeOrderId: 'ex-1',
+        status: 'partially_filled',
+        filledQuantity: 0.005,
+        averagePrice: 41_999.9,
+        fee: 0.0123,
+        updatedAt: at(5),
+      };
       expect(updated).toEqual(expected);
       expect(await store.orders.update(record.id, { status: 'filled', averagePrice: undefined })).toEqual({ ...expected, status: 'filled' });
       expect(await store.orders.findById(userId, record.id)).toEqual({ ...expected, status: 'filled' });

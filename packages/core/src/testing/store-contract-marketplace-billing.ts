@@ -4,16 +4,7 @@ import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixture
 
 /** Every row of a newest-first list, read page by page. */
 const readAllRows = async <T extends ListPosition>(fetch: (page: PageRequest) => Promise<T[]>, limit: number) => (await readAllPages(fetch, limit)).flat();
-import type {
-  ListingRecord,
-  ListPosition,
-  LocalInvoiceRecord,
-  PageRequest,
-  PurchaseRecord,
-  ReviewRecord,
-  Store,
-  SubscriptionRecord,
-} from '../ports/store.js';
+import type { ListingRecord, ListPosition, LocalInvoiceRecord, PageRequest, PurchaseRecord, ReviewRecord, Store, SubscriptionRecord } from '../ports/store.js';
 
 /*
  * The Store contract of the marketplace and billing repositories (listings, purchases, reviews,
@@ -26,10 +17,10 @@ import type {
 export type MarketplaceBillingContext = () => { store: Store; userId: string; otherUserId: string };
 
 /** A random lower-case word (letters only), unique to a test. */
-const word = () => `w${randomBytes(8).toString('hex').replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
-
-
-
+const word = () =>
+  `w${randomBytes(8)
+    .toString('hex')
+    .replace(/[0-9]/g, (d) => 'ghijklmnop'[Number(d)]!)}`;
 
 function listing(sellerId: string, overrides: Partial<ListingRecord> = {}): ListingRecord {
   return {
@@ -196,14 +187,12 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       const all = [...tied, ...others, foreign].sort(byNewestFirst);
       for (const limit of [1, 2, 4]) {
         expect(await readAllRows((p) => store.listings.search({ tags: [tag] }, p), limit)).toEqual(all);
-        expect(await readAllRows((p) => store.listings.listBySeller(userId, p), limit)).toEqual(
-          all.filter((l) => l.sellerId === userId),
-        );
+        expect(await readAllRows((p) => store.listings.listBySeller(userId, p), limit)).toEqual(all.filter((l) => l.sellerId === userId));
       }
       expect(await store.listings.listBySeller(otherUserId, { limit: 50 })).toEqual([foreign]);
     });
 
-    it('lists only the seller\'s listed listings', async () => {
+    it("lists only the seller's listed listings", async () => {
       const { store, userId } = context();
       const listed = listing(userId);
       await store.listings.insert(listed);
@@ -280,7 +269,7 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.purchases.list(userId, { limit: 50 })).toHaveLength(2);
     });
 
-    it("scopes reads to the buyer and lists newest first", async () => {
+    it('scopes reads to the buyer and lists newest first', async () => {
       const { store, userId, otherUserId } = context();
       const mine = [3, 1, 2].map((s) => purchase(userId, { createdAt: at(s) }));
       for (const p of mine) await store.purchases.insertIfAbsent(p);
@@ -292,7 +281,7 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.purchases.findByListing(userId, theirs.listingId)).toBeNull();
     });
 
-    it('lists the buyer\'s completed purchases of a strategy', async () => {
+    it("lists the buyer's completed purchases of a strategy", async () => {
       const { store, userId, otherUserId } = context();
       const strategyId = uid('str');
       const completed = purchase(userId, { strategyId, status: 'completed', completedAt: at(1), createdAt: at(1) });
@@ -341,7 +330,7 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.purchases.transition(p.id, [], { status: 'failed' })).toBeNull();
     });
 
-    it('deletes only the buyer\'s purchase in one of the given statuses', async () => {
+    it("deletes only the buyer's purchase in one of the given statuses", async () => {
       const { store, userId, otherUserId } = context();
       const failed = purchase(userId, { status: 'failed' });
       await store.purchases.insertIfAbsent(failed);
@@ -412,14 +401,18 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.billingCustomers.findByCustomerId('local', first.customerId)).toBeNull();
       const local = { userId, provider: 'local', customerId: first.customerId, createdAt: at(2) };
       expect(await store.billingCustomers.insertIfAbsent(local)).toEqual(local);
-      await expect(store.billingCustomers.insertIfAbsent({ userId: otherUserId, provider: 'stripe', customerId: first.customerId, createdAt: at(3) })).rejects.toThrow();
+      await expect(
+        store.billingCustomers.insertIfAbsent({ userId: otherUserId, provider: 'stripe', customerId: first.customerId, createdAt: at(3) }),
+      ).rejects.toThrow();
       expect(await store.billingCustomers.findByUser(otherUserId, 'stripe')).toBeNull();
     });
 
     it('agrees on one customer under concurrent first calls', async () => {
       const { store, userId } = context();
       const results = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => store.billingCustomers.insertIfAbsent({ userId, provider: 'stripe', customerId: `cus_${i}_${randomBytes(6).toString('hex')}`, createdAt: at(i) })),
+        Array.from({ length: 6 }, (_, i) =>
+          store.billingCustomers.insertIfAbsent({ userId, provider: 'stripe', customerId: `cus_${i}_${randomBytes(6).toString('hex')}`, createdAt: at(i) }),
+        ),
       );
       expect(new Set(results.map((r) => r.customerId)).size).toBe(1);
     });
@@ -470,7 +463,9 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
     it('lets exactly one of 10 concurrent deliveries of an event through', async () => {
       const { store } = context();
       const id = `evt_${randomBytes(8).toString('hex')}`;
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.transaction((tx) => tx.processedEvents.markProcessed('stripe', id, 'x', at(0)))));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => store.transaction((tx) => tx.processedEvents.markProcessed('stripe', id, 'x', at(0)))),
+      );
       expect(results.filter(Boolean)).toHaveLength(1);
     });
   });
@@ -483,7 +478,12 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.usageCounters.reserveBacktest(userId, p, limits, at(i))));
       expect(results.filter((r) => r !== null)).toHaveLength(5);
       expect((await store.usageCounters.find(userId, p.start))?.backtests).toBe(5);
-      expect(results.filter((r) => r !== null).map((r) => r!.backtests).sort()).toEqual([1, 2, 3, 4, 5]);
+      expect(
+        results
+          .filter((r) => r !== null)
+          .map((r) => r!.backtests)
+          .sort(),
+      ).toEqual([1, 2, 3, 4, 5]);
       // The same inside transactions.
       const q = period(6);
       const inTx = await Promise.all(

@@ -23,10 +23,6 @@ export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<
 /* ------------------------------------------------------------------------------------------ */
 /* Fixtures. Every test makes its own ids, so tests share one store and never see each other. */
 
-
-
-
-
 function strategy(userId: string, overrides: Partial<StrategyRecord> = {}): StrategyRecord {
   return {
     id: uid('str'),
@@ -150,7 +146,6 @@ function gate() {
   });
   return { promise, open };
 }
-
 
 /* ------------------------------------------------------------------------------------------ */
 
@@ -292,7 +287,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       });
 
       describe('list', () => {
-        it('lists only the user\'s strategies, newest first', async () => {
+        it("lists only the user's strategies, newest first", async () => {
           const records = [3, 1, 4, 0, 2].map((s) => strategy(userId, { createdAt: at(s), updatedAt: at(100 - s) }));
           for (const r of records) await store.strategies.insert(r);
           await store.strategies.insert(strategy(otherUserId, { createdAt: at(2) }));
@@ -587,9 +582,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
             expect(pages.flat()).toEqual(expected);
           }
           const last = expected[4]!;
-          expect(await store.deployments.list(userId, { limit: 2, after: { createdAt: last.createdAt, id: last.id } })).toEqual(
-            expected.slice(5, 7),
-          );
+          expect(await store.deployments.list(userId, { limit: 2, after: { createdAt: last.createdAt, id: last.id } })).toEqual(expected.slice(5, 7));
         });
 
         it("is empty for a user with no deployments, and never shows another user's", async () => {
@@ -646,7 +639,13 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           const credentialId = uid('cred');
           const older = deployment(userId, { credentialId, status: 'running', createdAt: at(1) });
           const newer = deployment(userId, { credentialId, status: 'stopping', createdAt: at(2) });
-          for (const d of [older, newer, deployment(userId, { credentialId, status: 'stopped' }), deployment(userId, { status: 'running' }), deployment(otherUserId, { credentialId, status: 'running' })]) {
+          for (const d of [
+            older,
+            newer,
+            deployment(userId, { credentialId, status: 'stopped' }),
+            deployment(userId, { status: 'running' }),
+            deployment(otherUserId, { credentialId, status: 'running' }),
+          ]) {
             await store.deployments.insert(d);
           }
           expect(await store.deployments.listActive(userId, { credentialId })).toEqual([newer, older]);
@@ -811,9 +810,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           );
           expect(await store.backtests.list(userId, { limit: 50 }, { strategyId: s2, status: 'queued' })).toEqual([]);
           expect(await store.backtests.list(userId, { limit: 50 }, { strategyId: uid('str') })).toEqual([]);
-          expect(await store.backtests.list(userId, { limit: 50 }, { strategyId: s1, status: undefined })).toEqual(
-            matching((r) => r.strategyId === s1),
-          );
+          expect(await store.backtests.list(userId, { limit: 50 }, { strategyId: s1, status: undefined })).toEqual(matching((r) => r.strategyId === s1));
           expect(await store.backtests.list(uid('usr'), { limit: 50 }, { strategyId: s1 })).toEqual([]);
         });
 
@@ -1226,9 +1223,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         // Shorter data replaces longer data completely.
         const third = candleChunk(key, dayOf(1), 1, 11);
         await store.candles.putChunks([third]);
-        expect((await store.candles.getChunks(key.source, key.symbol, key.timeframe, dayOf(1), dayOf(1))).map(comparable)).toEqual([
-          comparable(third),
-        ]);
+        expect((await store.candles.getChunks(key.source, key.symbol, key.timeframe, dayOf(1), dayOf(1))).map(comparable)).toEqual([comparable(third)]);
       });
 
       it('keeps the last of several chunks with the same key in one call', async () => {
@@ -1245,8 +1240,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         // The same days under other keys never show.
         await store.candles.putChunks(days.map((d) => candleChunk({ ...key, timeframe: '1h' }, dayOf(d), 1, 100 + d)));
         await store.candles.putChunks(days.map((d) => candleChunk({ ...key, source: `${key.source}x` }, dayOf(d), 1, 200 + d)));
-        const get = async (from: string, to: string) =>
-          (await store.candles.getChunks(key.source, key.symbol, key.timeframe, from, to)).map(comparable);
+        const get = async (from: string, to: string) => (await store.candles.getChunks(key.source, key.symbol, key.timeframe, from, to)).map(comparable);
         const expected = (from: number, to: number) =>
           chunks
             .filter((c) => c.day >= dayOf(from) && c.day <= dayOf(to))
@@ -1446,7 +1440,13 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         const chunks = Array.from({ length: 100 }, (_, d) => candleChunk(key, dayOf(d), 2, d));
         await store.transaction(async (tx) => {
           await tx.backtests.insert(committed);
-          await tx.backtests.saveResult({ backtestId: committed.id, equityCurve: [{ time: at(1), equity: 1 }], trades: [], tradeCount: 0, metrics: { ok: true } });
+          await tx.backtests.saveResult({
+            backtestId: committed.id,
+            equityCurve: [{ time: at(1), equity: 1 }],
+            trades: [],
+            tradeCount: 0,
+            metrics: { ok: true },
+          });
           expect(await tx.backtests.transition(existing.id, ['queued'], { status: 'running', attempts: 1 })).not.toBeNull();
           await tx.candles.putChunks(chunks);
           expect(await tx.backtests.findById(userId, committed.id)).toEqual(committed);

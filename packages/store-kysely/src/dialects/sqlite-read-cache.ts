@@ -73,7 +73,10 @@ export function createReadCache(database: Database) {
           const first = rows[0] as Record<string, unknown> | undefined;
           if (rows.length <= MAX_ROWS && !(first && Object.values(first).some((v) => v instanceof Uint8Array))) {
             if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
-            entries.set(key, rows.map((row) => ({ ...(row as object) })));
+            entries.set(
+              key,
+              rows.map((row) => ({ ...(row as object) })),
+            );
           }
           return rows;
         },

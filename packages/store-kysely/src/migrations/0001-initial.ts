@@ -86,12 +86,7 @@ export function initialMigration(dialect: DialectName): Migration {
         .on('deployments')
         .columns(['user_id', 'created_at desc', 'id desc'])
         .execute();
-      await db.schema
-        .createIndex('deployments_user_id_status_idx')
-        .ifNotExists()
-        .on('deployments')
-        .columns(['user_id', 'status'])
-        .execute();
+      await db.schema.createIndex('deployments_user_id_status_idx').ifNotExists().on('deployments').columns(['user_id', 'status']).execute();
     },
 
     async down(db: Kysely<any>) {

@@ -68,12 +68,7 @@ export function backtestsAndCandlesMigration(dialect: DialectName): Migration {
         .columns(['user_id', 'status', 'created_at desc', 'id desc'])
         .execute();
       // listByStatus: oldest first across users.
-      await db.schema
-        .createIndex('backtests_status_created_at_id_idx')
-        .ifNotExists()
-        .on('backtests')
-        .columns(['status', 'created_at', 'id'])
-        .execute();
+      await db.schema.createIndex('backtests_status_created_at_id_idx').ifNotExists().on('backtests').columns(['status', 'created_at', 'id']).execute();
 
       await db.schema
         .createTable('backtest_results')

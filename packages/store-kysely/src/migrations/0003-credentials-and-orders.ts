@@ -66,12 +66,7 @@ export function credentialsAndOrdersMigration(dialect: DialectName): Migration {
         .on('orders')
         .columns(['deployment_id', 'created_at desc', 'id desc'])
         .execute();
-      await db.schema
-        .createIndex('orders_deployment_id_status_idx')
-        .ifNotExists()
-        .on('orders')
-        .columns(['deployment_id', 'status'])
-        .execute();
+      await db.schema.createIndex('orders_deployment_id_status_idx').ifNotExists().on('orders').columns(['deployment_id', 'status']).execute();
     },
 
     async down(db: Kysely<any>) {

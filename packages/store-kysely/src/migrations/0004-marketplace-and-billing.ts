@@ -41,12 +41,7 @@ export function marketplaceAndBillingMigration(dialect: DialectName): Migration 
         .addColumn('created_at', 'text', (col) => ordered(col).notNull())
         .addColumn('updated_at', 'text', (col) => col.notNull())
         .execute();
-      await db.schema
-        .createIndex('listings_status_created_at_id_idx')
-        .ifNotExists()
-        .on('listings')
-        .columns(['status', 'created_at desc', 'id desc'])
-        .execute();
+      await db.schema.createIndex('listings_status_created_at_id_idx').ifNotExists().on('listings').columns(['status', 'created_at desc', 'id desc']).execute();
       await db.schema
         .createIndex('listings_seller_id_status_created_at_id_idx')
         .ifNotExists()

@@ -18,7 +18,9 @@ export function deploymentLogsMigration(dialect: DialectName): Migration {
       await db.schema
         .createTable('deployment_logs')
         .ifNotExists()
-        .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) => (dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement()))
+        .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (col) =>
+          dialect === 'postgres' ? col.primaryKey() : col.primaryKey().autoIncrement(),
+        )
         .addColumn('deployment_id', 'text', (col) => col.notNull())
         .addColumn('user_id', 'text', (col) => col.notNull())
         .addColumn('timestamp', 'text', (col) => ordered(col).notNull())

@@ -40,14 +40,19 @@ export function backtestTradesMigration(dialect: DialectName): Migration {
       const columns = await columnsOf(db, 'backtest_results');
       for (const column of ['trade_count', 'stored_trade_count']) {
         if (!columns.has(column)) {
-          await db.schema.alterTable('backtest_results').addColumn(column, 'integer', (col) => col.notNull().defaultTo(0)).execute();
+          await db.schema
+            .alterTable('backtest_results')
+            .addColumn(column, 'integer', (col) => col.notNull().defaultTo(0))
+            .execute();
         }
       }
       if (!columns.has('trades')) return;
 
       const ids = await db.selectFrom('backtest_results').select('backtest_id').execute();
       for (const { backtest_id } of ids as Array<{ backtest_id: string }>) {
-        const row = (await db.selectFrom('backtest_results').select('trades').where('backtest_id', '=', backtest_id).executeTakeFirstOrThrow()) as { trades: string };
+        const row = (await db.selectFrom('backtest_results').select('trades').where('backtest_id', '=', backtest_id).executeTakeFirstOrThrow()) as {
+          trades: string;
+        };
         const trades = JSON.parse(row.trades) as unknown[];
         await db.deleteFrom('backtest_trades').where('backtest_id', '=', backtest_id).execute();
         for (let i = 0; i < trades.length; i += TRADE_BATCH_ROWS) {
@@ -66,12 +71,21 @@ export function backtestTradesMigration(dialect: DialectName): Migration {
     async down(db: Kysely<any>) {
       const columns = await columnsOf(db, 'backtest_results');
       if (!columns.has('trades')) {
-        await db.schema.alterTable('backtest_results').addColumn('trades', 'text', (col) => col.notNull().defaultTo('[]')).execute();
+        await db.schema
+          .alterTable('backtest_results')
+          .addColumn('trades', 'text', (col) => col.notNull().defaultTo('[]'))
+          .execute();
       }
       const ids = await db.selectFrom('backtest_results').select('backtest_id').execute();
       for (const { backtest_id } of ids as Array<{ backtest_id: string }>) {
-        const rows = (await db.selectFrom('backtest_trades').select('trade').where('backtest_id', '=', backtest_id).orderBy('seq').execute()) as Array<{ trade: string }>;
-        await db.updateTable('backtest_results').set({ trades: `[${rows.map((r) => r.trade).join(',')}]` }).where('backtest_id', '=', backtest_id).execute();
+        const rows = (await db.selectFrom('backtest_trades').select('trade').where('backtest_id', '=', backtest_id).orderBy('seq').execute()) as Array<{
+          trade: string;
+        }>;
+        await db
+          .updateTable('backtest_results')
+          .set({ trades: `[${rows.map((r) => r.trade).join(',')}]` })
+          .where('backtest_id', '=', backtest_id)
+          .execute();
       }
       for (const column of ['trade_count', 'stored_trade_count']) {
         if (columns.has(column)) await db.schema.alterTable('backtest_results').dropColumn(column).execute();

@@ -172,7 +172,10 @@ export function createBacktestRepository({ db }: QueryContext): BacktestReposito
           .execute();
         await trx.deleteFrom('backtest_trades').where('backtest_id', '=', result.backtestId).execute();
         for (let i = 0; i < trades.length; i += TRADE_BATCH_ROWS) {
-          await trx.insertInto('backtest_trades').values(trades.slice(i, i + TRADE_BATCH_ROWS)).execute();
+          await trx
+            .insertInto('backtest_trades')
+            .values(trades.slice(i, i + TRADE_BATCH_ROWS))
+            .execute();
         }
       });
     },

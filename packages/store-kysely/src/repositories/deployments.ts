@@ -1,5 +1,15 @@
 import type { Insertable, Selectable } from 'kysely';
-import { ACTIVE_DEPLOYMENT_STATUSES, type ActiveDeploymentFilter, type DeploymentLogRecord, type DeploymentLogRepository, type DeploymentPatch, type DeploymentRecord, type DeploymentRepository, type DeploymentStatus, type StoredDeploymentLogRecord } from '@stratbox/core';
+import {
+  ACTIVE_DEPLOYMENT_STATUSES,
+  type ActiveDeploymentFilter,
+  type DeploymentLogRecord,
+  type DeploymentLogRepository,
+  type DeploymentPatch,
+  type DeploymentRecord,
+  type DeploymentRepository,
+  type DeploymentStatus,
+  type StoredDeploymentLogRecord,
+} from '@stratbox/core';
 import type { Updateable } from 'kysely';
 import type { DeploymentsTable } from '../schema.js';
 import type { QueryContext } from './query-context.js';
@@ -124,13 +134,12 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
 
     async listByStatus(statuses, limit, after) {
       if (statuses.length === 0) return [];
-      let query = db.selectFrom('deployments').selectAll().where('status', 'in', [...statuses]);
+      let query = db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('status', 'in', [...statuses]);
       if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.createdAt, after.id)));
-      const rows = await query
-        .orderBy('created_at', 'asc')
-        .orderBy('id', 'asc')
-        .limit(Math.max(0, limit))
-        .execute();
+      const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(Math.max(0, limit)).execute();
       return rows.map(toDeployment);
     },
 
@@ -160,7 +169,12 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
     },
 
     async releaseLease(deploymentId, owner) {
-      await db.updateTable('deployments').set({ lease_owner: null, lease_until: null }).where('id', '=', deploymentId).where('lease_owner', '=', owner).execute();
+      await db
+        .updateTable('deployments')
+        .set({ lease_owner: null, lease_until: null })
+        .where('id', '=', deploymentId)
+        .where('lease_owner', '=', owner)
+        .execute();
     },
   };
 }
@@ -190,9 +204,7 @@ export function createDeploymentLogRepository({ db }: QueryContext): DeploymentL
         .where('user_id', '=', userId);
       if (since !== undefined) query = query.where('timestamp', '>=', since);
       if (after !== undefined) {
-        query = query.where((eb) =>
-          eb.or([eb('timestamp', '>', after.timestamp), eb.and([eb('timestamp', '=', after.timestamp), eb('seq', '>', after.seq)])]),
-        );
+        query = query.where((eb) => eb.or([eb('timestamp', '>', after.timestamp), eb.and([eb('timestamp', '=', after.timestamp), eb('seq', '>', after.seq)])]));
       }
       const rows = await query.orderBy('timestamp', 'asc').orderBy('seq', 'asc').limit(Math.max(0, limit)).execute();
       return rows.map(

@@ -33,11 +33,14 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * explicit escape character (the same on SQLite and PostgreSQL).
  */
 export function createListingRepository({ db, dialect }: QueryContext): ListingRepository {
-
   const replaceTags = async (trx: Kysely<Database>, listingId: string, tags: readonly string[]) => {
     await trx.deleteFrom('listing_tags').where('listing_id', '=', listingId).execute();
     const unique = [...new Set(tags)];
-    if (unique.length > 0) await trx.insertInto('listing_tags').values(unique.map((tag) => ({ listing_id: listingId, tag }))).execute();
+    if (unique.length > 0)
+      await trx
+        .insertInto('listing_tags')
+        .values(unique.map((tag) => ({ listing_id: listingId, tag })))
+        .execute();
   };
 
   return {

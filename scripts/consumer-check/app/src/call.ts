@@ -30,4 +30,6 @@ try {
 } catch (error) {
   if (!isStratboxClientError(error) || error.code !== 'NOT_FOUND') throw error;
 }
-console.log(`call: backtest ${done.id} completed over HTTP, ${done.tradeCount} trades (${trades.trades.length} in the first page); NOT_FOUND re-created by the client`);
+console.log(
+  `call: backtest ${done.id} completed over HTTP, ${done.tradeCount} trades (${trades.trades.length} in the first page); NOT_FOUND re-created by the client`,
+);

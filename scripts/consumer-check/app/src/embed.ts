@@ -18,7 +18,12 @@ try {
   const { userId } = await stratbox.users.createUser('alice');
   // The same inputs as over HTTP, with the same defaults (fees, leverage, capital, ...).
   const strategy = await stratbox.strategies.create(userId, { name: 'SMA cross', source: SMA_SOURCE });
-  const queued = await stratbox.backtests.create(userId, { strategyId: strategy.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-02-28' });
+  const queued = await stratbox.backtests.create(userId, {
+    strategyId: strategy.id,
+    symbols: ['BTC/USDT:USDT'],
+    startDate: '2025-01-01',
+    endDate: '2025-02-28',
+  });
   const done = await waitFor('the embedded backtest', async () => {
     const b = await stratbox.backtests.get(userId, queued.id);
     return b.status === 'completed' || b.status === 'failed' ? b : undefined;

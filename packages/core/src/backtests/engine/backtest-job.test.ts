@@ -7,8 +7,12 @@ describe('normalizeJob', () => {
   it('turns rows and columns into the same wire candles', () => {
     const rows = [row(1_000), row(2_000, 101), row(3_000, 102)];
     const columns = {
-      time: rows.map((r) => r.time), open: rows.map((r) => r.open), high: rows.map((r) => r.high),
-      low: rows.map((r) => r.low), close: rows.map((r) => r.close), volume: rows.map((r) => r.volume),
+      time: rows.map((r) => r.time),
+      open: rows.map((r) => r.open),
+      high: rows.map((r) => r.high),
+      low: rows.map((r) => r.low),
+      close: rows.map((r) => r.close),
+      volume: rows.map((r) => r.volume),
     };
     const a = normalizeJob({ source: 'x', candles: { 'A/B': rows } });
     const b = normalizeJob({ source: 'x', candles: { 'A/B': columns } });
@@ -19,12 +23,20 @@ describe('normalizeJob', () => {
 
   it('sends a view into a larger buffer as a compact copy, and a whole Float64Array as it is', () => {
     const big = new Float64Array(10).map((_, i) => 100 + i);
-    const view = { time: big.map((_, i) => 1_000 * (i + 1)).subarray(2, 5), open: big.subarray(2, 5), high: big.subarray(2, 5), low: big.subarray(2, 5), close: big.subarray(2, 5), volume: big.subarray(2, 5) };
+    const view = {
+      time: big.map((_, i) => 1_000 * (i + 1)).subarray(2, 5),
+      open: big.subarray(2, 5),
+      high: big.subarray(2, 5),
+      low: big.subarray(2, 5),
+      close: big.subarray(2, 5),
+      volume: big.subarray(2, 5),
+    };
     const wire = normalizeJob({ source: 'x', candles: { 'A/B': view } }).candles[0]!;
     expect(wire.close.buffer.byteLength).toBe(3 * 8);
     expect([...wire.close]).toEqual([102, 103, 104]);
     const whole = new Float64Array([1, 2, 3]);
-    const same = normalizeJob({ source: 'x', candles: { 'A/B': { time: whole, open: whole, high: whole, low: whole, close: whole, volume: whole } } }).candles[0]!;
+    const same = normalizeJob({ source: 'x', candles: { 'A/B': { time: whole, open: whole, high: whole, low: whole, close: whole, volume: whole } } })
+      .candles[0]!;
     expect(same.close).toBe(whole);
   });
 

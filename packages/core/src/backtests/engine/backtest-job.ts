@@ -105,7 +105,8 @@ function checkColumns(symbol: string, c: CandleColumns): WireCandles {
     const cl = close[i]!;
     const v = volume[i]!;
     if (!(t > prev)) invalid(`candles["${symbol}"][${i}]: candle times must be strictly ascending`);
-    if (!(o > 0 && h > 0 && l > 0 && cl > 0 && o < Infinity && h < Infinity && l < Infinity && cl < Infinity)) invalid(`candles["${symbol}"][${i}]: prices must be positive finite numbers`);
+    if (!(o > 0 && h > 0 && l > 0 && cl > 0 && o < Infinity && h < Infinity && l < Infinity && cl < Infinity))
+      invalid(`candles["${symbol}"][${i}]: prices must be positive finite numbers`);
     if (!(v > -Infinity && v < Infinity)) invalid(`candles["${symbol}"][${i}]: volume must be a finite number`);
     prev = t;
   }
@@ -118,7 +119,14 @@ function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): Wi
   // such as "5" would become 5 in a Float64Array, so it is refused here first.
   const rows = input as readonly CandleInput[];
   const n = rows.length;
-  const columns = { time: new Float64Array(n), open: new Float64Array(n), high: new Float64Array(n), low: new Float64Array(n), close: new Float64Array(n), volume: new Float64Array(n) };
+  const columns = {
+    time: new Float64Array(n),
+    open: new Float64Array(n),
+    high: new Float64Array(n),
+    low: new Float64Array(n),
+    close: new Float64Array(n),
+    volume: new Float64Array(n),
+  };
   for (let i = 0; i < n; i++) {
     const where = `candles["${symbol}"][${i}]`;
     const r = rows[i]!;

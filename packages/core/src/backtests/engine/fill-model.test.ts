@@ -44,7 +44,11 @@ describe('fill model', () => {
   });
 
   it('never fills an order placed on the last candle (no look-ahead)', async () => {
-    const r = await run(`export function onCandle(ctx, c) { if (c.time === ${T0 + 2 * MINUTE}) ctx.buy(c.symbol, { quantity: 1 }); }`, [flat(100), flat(100), flat(100)]);
+    const r = await run(`export function onCandle(ctx, c) { if (c.time === ${T0 + 2 * MINUTE}) ctx.buy(c.symbol, { quantity: 1 }); }`, [
+      flat(100),
+      flat(100),
+      flat(100),
+    ]);
     expect(r.trades).toEqual([]);
     expect(r.equityCurve.at(-1)!.equity).toBe(10_000);
   });
@@ -65,7 +69,12 @@ describe('fill model', () => {
   });
 
   it('fills a limit sell when the high trades through the price', async () => {
-    const r = await run(onFirst(`ctx.sell(c.symbol, { type: 'limit', price: 105, quantity: 1 })`), [flat(100), [100, 105, 99, 104], [104, 106, 103, 104], flat(100)]);
+    const r = await run(onFirst(`ctx.sell(c.symbol, { type: 'limit', price: 105, quantity: 1 })`), [
+      flat(100),
+      [100, 105, 99, 104],
+      [104, 106, 103, 104],
+      flat(100),
+    ]);
     const t = r.trades[0]!;
     expect(t).toMatchObject({ side: 'short', entryTime: at(2), entryPrice: 105 });
   });
@@ -114,7 +123,11 @@ describe('fill model', () => {
   });
 
   it('sizes an order as a fraction of equity times leverage', async () => {
-    const r = await run(onFirst(`ctx.buy(c.symbol, { size: 0.5 })`), [flat(100), flat(100), flat(100)], { leverage: 2, slippage: 0, fees: { maker: 0, taker: 0 } });
+    const r = await run(onFirst(`ctx.buy(c.symbol, { size: 0.5 })`), [flat(100), flat(100), flat(100)], {
+      leverage: 2,
+      slippage: 0,
+      fees: { maker: 0, taker: 0 },
+    });
     expect(r.trades[0]!.quantity).toBeCloseTo(100, 10); // 0.5 * 10,000 * 2 / 100
   });
 

@@ -67,7 +67,15 @@ describe('metrics of a real run', () => {
 
   it('agree with the trades and equity curve of the run', async () => {
     // Buy 10 at 101 (open of candle 1), sell at 120 (open of candle 3), buy 10 at 110 (open of 5), end at 100.
-    const rows: [number, number, number, number][] = [flat(100), [101, 101, 101, 101], flat(105), [120, 120, 120, 120], flat(115), [110, 110, 110, 110], flat(100)];
+    const rows: [number, number, number, number][] = [
+      flat(100),
+      [101, 101, 101, 101],
+      flat(105),
+      [120, 120, 120, 120],
+      flat(115),
+      [110, 110, 110, 110],
+      flat(100),
+    ];
     const source = `let i = 0;
 export function onCandle(ctx, c) {
   if (i === 0 || i === 4) ctx.buy(c.symbol, { quantity: 10 });

@@ -11,7 +11,16 @@ const pool = createSandboxPool({ size: 1, cpuTimeMs: 60_000 });
 void pool
   .runBacktest({
     source: 'export function onCandle() { for (;;) {} }',
-    candles: { 'BTC/USDT': { time: column((i) => i * 60_000), open: column(() => 100), high: column(() => 101), low: column(() => 99), close: column(() => 100), volume: column(() => 1) } },
+    candles: {
+      'BTC/USDT': {
+        time: column((i) => i * 60_000),
+        open: column(() => 100),
+        high: column(() => 101),
+        low: column(() => 99),
+        close: column(() => 100),
+        volume: column(() => 1),
+      },
+    },
   })
   .catch(() => undefined);
 const timer = setInterval(() => {
