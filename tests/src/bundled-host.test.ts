@@ -1,8 +1,9 @@
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './harness/paths.js';
 import { runNode } from './harness/run-node.js';
@@ -15,33 +16,8 @@ import { runNode } from './harness/run-node.js';
  * bundle lives in a temp dir outside the repository, so nothing resolves from the workspace.
  */
 
-const HOST_APP = `
-import { fileURLToPath } from 'node:url';
-import { createStratbox, generateMasterKey } from '@stratbox/core';
-import { createKyselyStore } from '@stratbox/store-kysely';
-
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-const store = await createKyselyStore({ dialect: 'sqlite', filename: here('./host.sqlite') });
-const stratbox = createStratbox({
-  store,
-  masterKey: generateMasterKey(),
-  sandbox: { size: 1, workerPath: here('./workers/backtest.mjs') },
-  deployments: { sandbox: { workerPath: here('./workers/live.mjs') } },
-});
-await stratbox.start();
-const { userId } = await stratbox.users.createUser('bundled');
-const strategy = await stratbox.strategies.create(userId, {
-  name: 'Buy once',
-  source: "export const meta = { timeframe: '1h' };\\nexport function onCandle(ctx, c) { if (!ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.1 }); }",
-});
-let backtest = await stratbox.backtests.create(userId, { strategyId: strategy.id, symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-07' });
-while (backtest.status === 'queued' || backtest.status === 'running') {
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  backtest = await stratbox.backtests.get(userId, backtest.id);
-}
-console.log(JSON.stringify({ status: backtest.status, error: backtest.error, tradeCount: backtest.tradeCount }));
-await stratbox.close();
-`;
+/** The host app, a typed module of its own; `here()` in it resolves next to the bundle. */
+const HOST_APP = fileURLToPath(new URL('./fixtures/bundled-host-app.ts', import.meta.url));
 
 /** The README's externals: native code (better-sqlite3), wasm files (@jitl), own binaries (esbuild), large SDKs. */
 const EXTERNAL = ['better-sqlite3', 'pg', 'ccxt', 'stripe', 'esbuild', '@jitl/*'];
@@ -70,12 +46,10 @@ describe('a host app bundled with esbuild', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs a backtest with the sandbox worker entries given by path', { timeout: 180_000 }, async () => {
-    mkdirSync(join(dir, 'src'));
-    writeFileSync(join(dir, 'src/app.ts'), HOST_APP);
     const result = await build({
       absWorkingDir: dir,
       entryPoints: {
-        app: './src/app.ts',
+        app: HOST_APP,
         'workers/backtest': '@stratbox/core/sandbox/worker-entry',
         'workers/live': '@stratbox/core/sandbox/live-worker-entry',
       },

@@ -1,5 +1,5 @@
 import { DAY_MS } from '../market-data/candle-range.js';
-import { allocateSeries, sliceSeries } from '../market-data/candle-series.js';
+import { mergeSeries, sliceSeries } from '../market-data/candle-series.js';
 import { TIMEFRAME_MS, type CandleSeries, type MarketData, type TimeframeName } from '../ports/market-data.js';
 
 export interface BacktestCandleRequest {
@@ -28,16 +28,6 @@ function marginDays(days: number): number {
 
 function warmupMissing(message: string): Error {
   return Object.assign(new Error(`${message}. Start the backtest later, or import earlier candles.`), { code: 'WARMUP_DATA_MISSING' });
-}
-
-/** `warm` (all before the start) followed by `range`, in one series. */
-function concatSeries(warm: CandleSeries, range: CandleSeries): CandleSeries {
-  const out = allocateSeries(range.symbol, range.timeframe, warm.length + range.length);
-  for (const column of ['time', 'open', 'high', 'low', 'close', 'volume'] as const) {
-    out[column].set(warm[column], 0);
-    out[column].set(range[column], warm.length);
-  }
-  return out;
 }
 
 /**
@@ -69,7 +59,8 @@ export async function loadBacktestCandles(marketData: MarketData, request: Backt
       if (warm.source !== range.source) throw missing(`the backtest's candles come from ${range.source}, and the candles before them only from ${warm.source}`);
       const have = warm.series.length;
       if (have < need) throw missing(`only ${have} are available`);
-      return { source: range.source, series: concatSeries(sliceSeries(warm.series, have - need, have), range.series) };
+      // the warm-up days end before the start: merged, the two are one series in time order
+      return { source: range.source, series: mergeSeries(sliceSeries(warm.series, have - need, have), range.series) };
     }),
   );
   return { series: loaded.map((l) => l.series), source: [...new Set(loaded.map((l) => l.source))].join(','), startTime };
