@@ -115,6 +115,7 @@ async function warmUp(): Promise<void> {
         seed: 1,
         marketType: 'LINEAR',
         maintenanceMarginRate: 0.005,
+        funding: [null],
       },
       { build, memoryLimitBytes: 64 * 1024 * 1024, stackLimitBytes: 256 * 1024, cpuTimeMs: 5000, maxLogLines: 10, maxLogBytes: 1000, maxIndicators: 8 },
       { isCancelled: () => false, onProgress() {} },

@@ -47,6 +47,18 @@ export interface BacktestJob {
   marketType?: 'LINEAR' | 'SPOT';
   /** Maintenance margin, as a fraction of entry notional. Default 0.005. */
   maintenanceMarginRate?: number;
+  /**
+   * Funding rates per symbol (LINEAR only): at each `time` (epoch ms, ascending), an open
+   * position pays `quantity x price x rate` (longs pay a positive rate, shorts receive it).
+   * A symbol without a series pays no funding. Default: none.
+   */
+  funding?: Record<string, FundingColumns>;
+}
+
+/** Funding events of one symbol as columns: `time[i]` (epoch ms, strictly ascending) and the `rate[i]` charged then. */
+export interface FundingColumns {
+  time: ArrayLike<number>;
+  rate: ArrayLike<number>;
 }
 
 /** Candles of one symbol as the child receives them: six checked columns of the same length. */
@@ -68,6 +80,8 @@ export interface WireJob {
   seed: number;
   marketType: 'LINEAR' | 'SPOT';
   maintenanceMarginRate: number;
+  /** Per symbol (in `symbols` order), its funding events, or null: none. */
+  funding: Array<{ time: Float64Array; rate: Float64Array } | null>;
 }
 
 function invalid(message: string): never {
@@ -144,6 +158,18 @@ function pack(symbol: string, input: readonly CandleInput[] | CandleColumns): Wi
   return checkColumns(symbol, columns);
 }
 
+function packFunding(symbol: string, input: FundingColumns): { time: Float64Array; rate: Float64Array } {
+  if (input.time.length !== input.rate.length) invalid(`funding["${symbol}"]: time and rate must have the same length`);
+  const out = { time: column(input.time), rate: column(input.rate) };
+  let prev = -Infinity;
+  for (let i = 0; i < out.time.length; i++) {
+    if (!(out.time[i]! > prev)) invalid(`funding["${symbol}"][${i}]: funding times must be strictly ascending`);
+    if (!(Math.abs(out.rate[i]!) <= 1)) invalid(`funding["${symbol}"][${i}]: a funding rate must be a number from -1 to 1`);
+    prev = out.time[i]!;
+  }
+  return out;
+}
+
 function num(value: number | undefined, fallback: number, name: string, min: number, max: number): number {
   const v = value ?? fallback;
   if (typeof v !== 'number' || !(v >= min && v <= max)) invalid(`${name} must be a number from ${min} to ${max}`);
@@ -190,5 +216,11 @@ export function normalizeJob(job: BacktestJob): WireJob {
     seed: num(job.seed, 1, 'seed', 0, 2 ** 32 - 1) >>> 0,
     marketType,
     maintenanceMarginRate: num(job.maintenanceMarginRate, 0.005, 'maintenanceMarginRate', 0, 0.5),
+    funding: symbols.map((s) => {
+      const f = job.funding?.[s];
+      if (f === undefined) return null;
+      if (marketType === 'SPOT') invalid('SPOT backtests have no funding');
+      return packFunding(s, f);
+    }),
   };
 }
