@@ -1,5 +1,4 @@
-import { NEXT_CURSOR_HEADER, routes, type RouteKey, type RouteOutput, type RouteParsedInput } from '@stratbox/contract';
-import { StratboxError } from '../errors/stratbox-error.js';
+import { NEXT_CURSOR_HEADER, type RouteKey, type RouteOutput, type RouteParsedInput } from '@stratbox/contract';
 import type { StrategyService } from '../strategies/strategy-service.js';
 import type { BacktestService } from '../backtests/backtest-service.js';
 import type { MarketData, TimeframeName } from '../ports/market-data.js';
@@ -22,7 +21,10 @@ export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
 
 export type ApiHandler<K extends RouteKey> = (ctx: HandlerContext<K>) => Promise<RouteOutput<K>>;
 
-/** One handler per route of the contract. Adapters validate, authenticate, then call these. */
+/**
+ * One handler per route of the contract, every key required: a table without a handler for some
+ * route does not type-check. Adapters validate, authenticate, then call these.
+ */
 export type ApiHandlers = { [K in RouteKey]: ApiHandler<K> };
 
 export interface ApiServices {
@@ -35,19 +37,13 @@ export interface ApiServices {
   deployments: DeploymentService;
 }
 
-function notImplemented(key: RouteKey): ApiHandler<RouteKey> {
-  const route = routes[key];
-  return async () => {
-    throw new StratboxError('NOT_IMPLEMENTED', `${route.method} ${route.path} is not available in this version of Stratbox`);
-  };
-}
-
 /**
- * The request handler table: the one place that connects routes to services. Routes whose
- * capability has not landed answer NOT_IMPLEMENTED (501).
+ * The request handler table: the one place that connects routes to services. It is one
+ * `ApiHandlers` literal with a handler for every route of the contract, so a route added to the
+ * contract without a handler here fails the type check; there is no fallback for a missing one.
  */
 export function createApiHandlers(services: ApiServices): ApiHandlers {
-  const implemented: Partial<ApiHandlers> = {
+  return {
     'strategies.list': ({ userId, query }) => services.strategies.list(userId, query),
     'strategies.get': ({ userId, params, query }) => services.strategies.get(userId, params.id, query),
     'strategies.create': ({ userId, body }) => services.strategies.create(userId, body),
@@ -99,9 +95,4 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
         query,
       ),
   };
-  const handlers = {} as Record<RouteKey, ApiHandler<RouteKey>>;
-  for (const key of Object.keys(routes) as RouteKey[]) {
-    handlers[key] = (implemented[key] as ApiHandler<RouteKey> | undefined) ?? notImplemented(key);
-  }
-  return handlers as ApiHandlers;
 }
