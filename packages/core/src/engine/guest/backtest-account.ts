@@ -1,0 +1,420 @@
+import { EXIT_REASONS, R_END, R_LIQUIDATION, R_STOP_LOSS, R_TAKE_PROFIT, R_TRAILING_STOP, STATE_FIELDS, TRADE_FIELDS } from '../model/codes.js';
+import { limitFillPrice, stopFillPrice } from '../model/fill-prices.js';
+import {
+  type Account,
+  applyFill,
+  type ClosedPart,
+  liquidate,
+  liquidationPrice,
+  newClosedPart,
+  newPosition,
+  type Position,
+  payFunding,
+} from '../model/position.js';
+import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
+import { F64, freeze } from './intrinsics.js';
+import type { TrailSpec } from './order-args.js';
+import type { OrderEventQueue } from './order-events.js';
+
+/** What the account needs to know of the run. */
+export interface BacktestAccountConfig {
+  symbols: string[];
+  initialCapital: number;
+  leverage: number;
+  slippage: number;
+  maker: number;
+  taker: number;
+  maintenanceMarginRate: number;
+  /** False on SPOT: no liquidation. */
+  liquidation: boolean;
+  /** Per symbol, funding times and rates (ascending), or null: none. */
+  funding: Array<{ time: number[]; rate: number[] } | null>;
+}
+
+/** What `ctx.position(symbol)` answers. */
+export interface PositionView {
+  symbol: string;
+  side: 'long' | 'short';
+  quantity: number;
+  entryPrice: number;
+  entryTime: number;
+  margin: number;
+  stopLoss: number | null;
+  takeProfit: number | null;
+  trailingStop: number | null;
+  liquidationPrice: number | null;
+  funding: number;
+  readonly unrealizedPnl: number;
+}
+
+/**
+ * The account of one backtest inside the guest: a position per symbol on the shared model
+ * (engine/model), the exits attached to each (stop-loss, take-profit, trailing stop,
+ * liquidation), funding, and the buffers the host drains: closed trades and account changes.
+ * Per-symbol numbers live in typed arrays the candle loop reads directly.
+ */
+export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderEventQueue, now: () => number) {
+  const nSym = cfg.symbols.length;
+  const names = cfg.symbols;
+  const { slippage: slip, maker, taker, maintenanceMarginRate: mmr } = cfg;
+  const useLiq = cfg.liquidation;
+  const account: Account = { cash: cfg.initialCapital, marginTotal: 0, leverage: cfg.leverage };
+  const lev = cfg.leverage;
+  const positions: Position[] = [];
+  for (let s = 0; s < nSym; s++) positions.push(newPosition());
+  const closed: ClosedPart = newClosedPart();
+
+  const sl = new F64(nSym).fill(Number.NaN);
+  const tp = new F64(nSym).fill(Number.NaN);
+  const slTime = new F64(nSym);
+  const tpTime = new F64(nSym);
+  const liq = new F64(nSym).fill(Number.NaN);
+  const trailDistance = new F64(nSym).fill(Number.NaN);
+  const trailFraction = new F64(nSym).fill(Number.NaN);
+  const trailBest = new F64(nSym).fill(Number.NaN);
+  const trailTime = new F64(nSym);
+  /** Last price of each symbol: the last close, or a fill since. */
+  const lastPrice = new F64(nSym).fill(Number.NaN);
+  /** Prices beyond which an exit may trigger (or a trailing stop move), so the loop skips quiet candles cheaply. */
+  const exBelow = new F64(nSym).fill(Number.NEGATIVE_INFINITY);
+  const exAbove = new F64(nSym).fill(Number.POSITIVE_INFINITY);
+  /** Time of each symbol's next funding payment (Infinity: none left). */
+  const nextFunding = new F64(nSym).fill(Number.POSITIVE_INFINITY);
+  const fundingIndex = new Int32Array(nSym);
+  for (let s = 0; s < nSym; s++) {
+    const f = cfg.funding[s];
+    if (f && f.time.length > 0) nextFunding[s] = f.time[0]!;
+  }
+  const views: Array<PositionView | null> = [];
+  for (let s = 0; s < nSym; s++) views.push(null);
+
+  let TR = new F64(TRADE_FIELDS * 256);
+  let trCount = 0;
+  let ST = new F64(STATE_FIELDS * 256);
+  let stCount = 0;
+  /** Whether a fill or a payment changed the account since the last `recordState`. */
+  let changed = false;
+
+  function recordTrade(s: number, exitTime: number, exitPrice: number, reason: number): void {
+    if ((trCount + 1) * TRADE_FIELDS > TR.length) {
+      const bigger = new F64(TR.length * 2);
+      bigger.set(TR);
+      TR = bigger;
+    }
+    const b = trCount * TRADE_FIELDS;
+    TR[b] = s;
+    TR[b + 1] = closed.dir;
+    TR[b + 2] = closed.entryTime;
+    TR[b + 3] = closed.entryPrice;
+    TR[b + 4] = exitTime;
+    TR[b + 5] = exitPrice;
+    TR[b + 6] = closed.quantity;
+    TR[b + 7] = closed.pnl;
+    TR[b + 8] = closed.fees;
+    TR[b + 9] = reason;
+    TR[b + 10] = closed.funding;
+    trCount++;
+  }
+
+  /** Equity now: cash plus every open position marked at its last price. */
+  function equity(): number {
+    let e = account.cash;
+    for (let k = 0; k < nSym; k++) {
+      const p = positions[k]!;
+      if (p.qty !== 0) e += p.qty * (lastPrice[k]! - p.entry);
+    }
+    return e;
+  }
+
+  function trailLevel(s: number, dir: number): number {
+    return trailingStopLevel(dir, trailBest[s]!, trailDistance[s]!, trailFraction[s]!);
+  }
+
+  function updateExitLevels(s: number): void {
+    const q = positions[s]!.qty;
+    let a = sl[s]!;
+    const b = liq[s]!;
+    const t = tp[s]!;
+    const trailing = q !== 0 && trailBest[s] === trailBest[s];
+    if (trailing) {
+      const level = trailLevel(s, q > 0 ? 1 : -1);
+      if (a !== a || (q > 0 ? level > a : level < a)) a = level;
+    }
+    if (q > 0) {
+      exBelow[s] = a === a ? (b === b && b > a ? b : a) : b === b ? b : Number.NEGATIVE_INFINITY;
+      exAbove[s] = t === t ? t : Number.POSITIVE_INFINITY;
+      if (trailing && trailBest[s]! < exAbove[s]!) exAbove[s] = trailBest[s]!;
+    } else if (q < 0) {
+      exAbove[s] = a === a ? (b === b && b < a ? b : a) : b === b ? b : Number.POSITIVE_INFINITY;
+      exBelow[s] = t === t ? t : Number.NEGATIVE_INFINITY;
+      if (trailing && trailBest[s]! > exBelow[s]!) exBelow[s] = trailBest[s]!;
+    } else {
+      exBelow[s] = Number.NEGATIVE_INFINITY;
+      exAbove[s] = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  function updateLiq(s: number): void {
+    liq[s] = useLiq ? liquidationPrice(positions[s]!, lev, mmr) : Number.NaN;
+    updateExitLevels(s);
+  }
+
+  function clearExits(s: number): void {
+    sl[s] = Number.NaN;
+    tp[s] = Number.NaN;
+    trailBest[s] = Number.NaN;
+    trailDistance[s] = Number.NaN;
+    trailFraction[s] = Number.NaN;
+  }
+
+  /** One fill of q units (q > 0) on side +1 (buy) or -1 (sell) at px; records the trade it closes, if any. */
+  function fill(s: number, side: number, q: number, px: number, feeRate: number, t: number, reason: number): void {
+    const p = positions[s]!;
+    const before = p.qty;
+    applyFill(account, p, side, q, px, feeRate, t, closed);
+    if (closed.quantity > 0) {
+      recordTrade(s, t, px, reason);
+      if (p.qty === 0 || p.qty > 0 !== before > 0) clearExits(s);
+    }
+    if (p.qty !== 0) lastPrice[s] = px;
+    updateLiq(s);
+    views[s] = null;
+    changed = true;
+  }
+
+  function closeAt(s: number, px: number, feeRate: number, t: number, reason: number): void {
+    const q = positions[s]!.qty;
+    const a = Math.abs(q);
+    const side = q > 0 ? -1 : 1;
+    fill(s, side, a, px, feeRate, t, reason);
+    events.emit(`x${++exitSeq}`, names[s]!, side, EXIT_REASONS[reason]!, 'filled', a, px, a * px * feeRate, null, null);
+  }
+  let exitSeq = 0;
+
+  function liquidateAt(s: number, t: number): void {
+    const p = positions[s]!;
+    const px = liq[s]!;
+    const dir = p.qty > 0 ? 1 : -1;
+    const penalty = liquidate(account, p, px, closed);
+    changed = true;
+    recordTrade(s, t, px, R_LIQUIDATION);
+    clearExits(s);
+    liq[s] = Number.NaN;
+    views[s] = null;
+    updateExitLevels(s);
+    events.emit(
+      `x${++exitSeq}`,
+      names[s]!,
+      -dir,
+      'liquidation',
+      'filled',
+      closed.quantity,
+      px,
+      penalty,
+      'loss reached the isolated margin less the maintenance margin',
+      null,
+    );
+  }
+
+  /**
+   * Stop-loss (or trailing stop, whichever is nearer the price), liquidation and, when `allowTP`,
+   * take-profit of the open position over one candle from `o`. A level set at time T applies to
+   * candles after T.
+   */
+  function checkExits(s: number, t: number, o: number, h: number, l: number, allowTP: boolean): void {
+    const q = positions[s]!.qty;
+    const dir = q > 0 ? 1 : -1;
+    let stopPx = slTime[s]! < t ? sl[s]! : Number.NaN;
+    let reason = R_STOP_LOSS;
+    if (trailBest[s] === trailBest[s] && trailTime[s]! < t) {
+      const level = trailLevel(s, dir);
+      if (stopPx !== stopPx || (q > 0 ? level > stopPx : level < stopPx)) {
+        stopPx = level;
+        reason = R_TRAILING_STOP;
+      }
+    }
+    const tpPx = allowTP && tpTime[s]! < t ? tp[s]! : Number.NaN;
+    const lq = liq[s]!;
+    const stopFill = stopFillPrice(-dir, o, h, l, stopPx, slip);
+    if (stopFill === stopFill) {
+      if (q > 0 ? stopFill <= lq : stopFill >= lq) liquidateAt(s, t);
+      else closeAt(s, stopFill, taker, t, reason);
+      return;
+    }
+    if (q > 0 ? l <= lq : h >= lq) {
+      liquidateAt(s, t);
+      return;
+    }
+    const tpFill = limitFillPrice(-dir, o, h, l, tpPx);
+    if (tpFill === tpFill) closeAt(s, tpFill, maker, t, R_TAKE_PROFIT);
+  }
+
+  /** After a candle that did not close the position: its high (long) or low (short) moves a trailing stop for later candles. */
+  function ratchet(s: number, t: number, h: number, l: number): void {
+    const p = positions[s]!;
+    if (p.qty === 0 || trailBest[s] !== trailBest[s] || !(p.entryTime < t)) return;
+    const best = ratchetBest(p.qty > 0 ? 1 : -1, trailBest[s]!, h, l);
+    if (best !== trailBest[s]) {
+      trailBest[s] = best;
+      views[s] = null;
+      updateExitLevels(s);
+    }
+  }
+
+  /** Pays every funding event of symbol s due at or before `t` on its open position, at price `px`. */
+  function fund(s: number, t: number, px: number): void {
+    const f = cfg.funding[s]!;
+    let k = fundingIndex[s]!;
+    const p = positions[s]!;
+    while (k < f.time.length && f.time[k]! <= t) {
+      if (p.qty !== 0) {
+        payFunding(account, p, px, f.rate[k]!);
+        views[s] = null;
+        changed = true;
+      }
+      k++;
+    }
+    fundingIndex[s] = k;
+    nextFunding[s] = k < f.time.length ? f.time[k]! : Number.POSITIVE_INFINITY;
+  }
+
+  function setTrailing(s: number, spec: TrailSpec, best: number, time: number): void {
+    trailDistance[s] = spec.distance;
+    trailFraction[s] = spec.fraction;
+    trailBest[s] = best;
+    trailTime[s] = time;
+    views[s] = null;
+    updateExitLevels(s);
+  }
+
+  function makeView(s: number): PositionView {
+    const p = positions[s]!;
+    const q = p.qty;
+    const e = p.entry;
+    return freeze({
+      symbol: names[s]!,
+      side: q > 0 ? 'long' : 'short',
+      quantity: Math.abs(q),
+      entryPrice: e,
+      entryTime: p.entryTime,
+      margin: p.margin,
+      stopLoss: sl[s] === sl[s] ? sl[s]! : null,
+      takeProfit: tp[s] === tp[s] ? tp[s]! : null,
+      trailingStop: trailBest[s] === trailBest[s] ? trailLevel(s, q > 0 ? 1 : -1) : null,
+      liquidationPrice: liq[s] === liq[s] ? liq[s]! : null,
+      funding: p.funding,
+      get unrealizedPnl() {
+        return q * (lastPrice[s]! - e);
+      },
+    });
+  }
+
+  return {
+    account,
+    positions,
+    lastPrice,
+    exBelow,
+    exAbove,
+    nextFunding,
+    equity,
+    fill,
+    closeAt,
+    checkExits,
+    ratchet,
+    fund,
+    /** `ctx.position(symbol)`: a frozen view, rebuilt only after the position changed. */
+    view(s: number): PositionView | null {
+      if (positions[s]!.qty === 0) return null;
+      let v = views[s];
+      if (v === null || v === undefined) v = views[s] = makeView(s);
+      return v;
+    },
+    /** Attaches the exits an order carried to the position it opened or enlarged. */
+    attachExits(s: number, stopLoss: number, takeProfit: number, trail: TrailSpec | null, time: number, fillPrice: number): void {
+      if (stopLoss === stopLoss) {
+        sl[s] = stopLoss;
+        slTime[s] = time;
+      }
+      if (takeProfit === takeProfit) {
+        tp[s] = takeProfit;
+        tpTime[s] = time;
+      }
+      if (trail !== null) setTrailing(s, trail, fillPrice, time);
+      else updateExitLevels(s);
+    },
+    /** `ctx.setStopLoss` / `ctx.setTakeProfit`: false when flat. */
+    setLevel(which: 'sl' | 'tp', s: number, price: number): boolean {
+      if (positions[s]!.qty === 0) return false;
+      if (which === 'sl') {
+        sl[s] = price;
+        slTime[s] = now();
+      } else {
+        tp[s] = price;
+        tpTime[s] = now();
+      }
+      views[s] = null;
+      updateExitLevels(s);
+      return true;
+    },
+    /** `ctx.setTrailingStop`: from the last price; null removes it; false when flat. */
+    setTrailingStop(s: number, spec: TrailSpec | null): boolean {
+      if (positions[s]!.qty === 0) return false;
+      if (spec === null) {
+        trailBest[s] = Number.NaN;
+        views[s] = null;
+        updateExitLevels(s);
+      } else setTrailing(s, spec, lastPrice[s]!, now());
+      return true;
+    },
+    /** Records symbol s's position and the cash after the fills of batch index i, if anything changed. */
+    recordState(i: number, s: number): void {
+      if (!changed) return;
+      changed = false;
+      if ((stCount + 1) * STATE_FIELDS > ST.length) {
+        const bigger = new F64(ST.length * 2);
+        bigger.set(ST);
+        ST = bigger;
+      }
+      const b = stCount * STATE_FIELDS;
+      const p = positions[s]!;
+      ST[b] = i;
+      ST[b + 1] = s;
+      ST[b + 2] = p.qty;
+      ST[b + 3] = p.entry;
+      ST[b + 4] = account.cash;
+      ST[b + 5] = p.realized;
+      stCount++;
+    },
+    get tradeCount() {
+      return trCount;
+    },
+    get stateCount() {
+      return stCount;
+    },
+    drainStates(): ArrayBuffer {
+      const out = ST.slice(0, stCount * STATE_FIELDS);
+      stCount = 0;
+      return out.buffer;
+    },
+    drainTrades(): ArrayBuffer {
+      const out = TR.slice(0, trCount * TRADE_FIELDS);
+      trCount = 0;
+      return out.buffer;
+    },
+    /** Closes symbol s's position at `price` (its last close), with the taker fee, at the end of the run. */
+    closeAtEnd(s: number, price: number, time: number): void {
+      if (positions[s]!.qty === 0) return;
+      lastPrice[s] = price;
+      closeAt(s, price, taker, time, R_END);
+    },
+    /** Cash, then each symbol's realized P&L: the final marks. */
+    final(): ArrayBuffer {
+      const out = new F64(1 + nSym);
+      out[0] = account.cash;
+      for (let s = 0; s < nSym; s++) out[1 + s] = cfg.initialCapital + positions[s]!.realized;
+      return out.buffer;
+    },
+  };
+}
+
+export type BacktestAccount = ReturnType<typeof createBacktestAccount>;

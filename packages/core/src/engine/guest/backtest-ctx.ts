@@ -1,0 +1,57 @@
+import type { BacktestAccount } from './backtest-account.js';
+import type { createBacktestIndicators } from './backtest-indicators.js';
+import type { createBacktestOrders } from './backtest-orders.js';
+import { deepFreeze } from './errors.js';
+import { freeze } from './intrinsics.js';
+import { optionalPrice, optionalTrail, parseOrderArgs } from './order-args.js';
+
+/** The `ctx` a backtest's strategy gets (docs/strategy-api.md): reads of the simulated account, orders, indicators. */
+export function createBacktestCtx(parts: {
+  symbols: string[];
+  params: unknown;
+  book: BacktestAccount;
+  orders: ReturnType<typeof createBacktestOrders>;
+  reader: ReturnType<typeof createBacktestIndicators>;
+  log: (...args: unknown[]) => void;
+  random: () => number;
+  now: () => number;
+}) {
+  const { book, orders, reader } = parts;
+  const symIdx = reader.symIdx;
+  return freeze({
+    mode: 'backtest',
+    params: deepFreeze(parts.params),
+    symbols: freeze(parts.symbols.slice()),
+    indicators: reader.indicators,
+    now: parts.now,
+    equity: book.equity,
+    cash: () => book.account.cash,
+    position: (symbol: string) => book.view(symIdx(symbol)),
+    orders: (symbol?: string) => orders.list(symbol === undefined ? -1 : symIdx(symbol)),
+    buy: (symbol: string, opts?: unknown) => {
+      const s = symIdx(symbol);
+      return orders.place(s, 1, parseOrderArgs(opts));
+    },
+    sell: (symbol: string, opts?: unknown) => {
+      const s = symIdx(symbol);
+      return orders.place(s, -1, parseOrderArgs(opts));
+    },
+    close: (symbol: string) => orders.close(symIdx(symbol)),
+    cancel: (id: unknown) => orders.cancel(id),
+    cancelAll: (symbol?: string) => orders.cancelAll(symbol === undefined ? -1 : symIdx(symbol)),
+    setStopLoss: (symbol: string, price: unknown) => {
+      const s = symIdx(symbol);
+      return book.setLevel('sl', s, optionalPrice(price, 'stopLoss'));
+    },
+    setTakeProfit: (symbol: string, price: unknown) => {
+      const s = symIdx(symbol);
+      return book.setLevel('tp', s, optionalPrice(price, 'takeProfit'));
+    },
+    setTrailingStop: (symbol: string, spec: unknown) => {
+      const s = symIdx(symbol);
+      return book.setTrailingStop(s, optionalTrail(spec));
+    },
+    log: parts.log,
+    random: parts.random,
+  });
+}

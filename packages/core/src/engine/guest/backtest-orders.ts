@@ -1,0 +1,275 @@
+import { EXIT_REASONS, LIMIT, MARKET, MAX_OPEN_ORDERS } from '../model/codes.js';
+import { limitFillPrice, marketFillPrice, stopFillPrice } from '../model/fill-prices.js';
+import { marginRefusal } from '../model/position.js';
+import type { BacktestAccount } from './backtest-account.js';
+import { freeze } from './intrinsics.js';
+import type { OrderArgs, TrailSpec } from './order-args.js';
+import type { OrderEventQueue } from './order-events.js';
+
+/** A pending order. Records are recycled once filled or cancelled: the strategy only sees snapshots and events. */
+interface PendingOrder {
+  id: string;
+  s: number;
+  side: number;
+  type: number;
+  price: number;
+  qty: number;
+  size: number;
+  sl: number;
+  tp: number;
+  trail: TrailSpec | null;
+  reduceOnly: boolean;
+  closeAll: boolean;
+  tag: string | null;
+  time: number;
+}
+
+/** What `ctx.orders()` answers for one order. */
+export interface OrderSnapshot {
+  id: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  type: string;
+  price: number | null;
+  quantity: number | null;
+  size: number | null;
+  stopLoss: number | null;
+  takeProfit: number | null;
+  reduceOnly: boolean;
+  tag: string | null;
+  time: number;
+}
+
+/**
+ * The pending orders of a backtest and how each candle fills them (docs/backtest-model.md,
+ * "What happens on each candle"): market orders at the open, then the position's exits, then
+ * limit and stop orders in the order they were placed.
+ */
+export function createBacktestOrders(
+  cfg: { symbols: string[]; allowShort: boolean; leverage: number; slippage: number; maker: number; taker: number },
+  book: BacktestAccount,
+  events: OrderEventQueue,
+  now: () => number,
+) {
+  const nSym = cfg.symbols.length;
+  const names = cfg.symbols;
+  const { allowShort, leverage: lev, slippage: slip, maker, taker } = cfg;
+  const positions = book.positions;
+  const pending: PendingOrder[][] = [];
+  for (let s = 0; s < nSym; s++) pending.push([]);
+  /** Pending orders per symbol, read by the candle loop to skip symbols with nothing to fill. */
+  const pendingCount = new Float64Array(nSym);
+  let pendingTotal = 0;
+  let orderSeq = 0;
+  const freeOrders: PendingOrder[] = [];
+
+  function orderEvent(o: PendingOrder, status: 'filled' | 'cancelled' | 'rejected', q: number, px: number, fee: number, reason: string | null): void {
+    events.emit(o.id, names[o.s]!, o.side, EXIT_REASONS[o.type]!, status, q, px, fee, reason, o.tag);
+  }
+
+  function add(s: number, side: number, a: OrderArgs, closeAll: boolean): string {
+    const o: PendingOrder =
+      freeOrders.length !== 0
+        ? freeOrders.pop()!
+        : { id: '', s: 0, side: 0, type: 0, price: 0, qty: 0, size: 0, sl: 0, tp: 0, trail: null, reduceOnly: false, closeAll: false, tag: null, time: 0 };
+    o.id = `o${++orderSeq}`;
+    o.s = s;
+    o.side = side;
+    o.type = a.type;
+    o.price = a.price;
+    o.qty = a.quantity;
+    o.size = a.size;
+    o.sl = a.stopLoss;
+    o.tp = a.takeProfit;
+    o.trail = a.trail;
+    o.reduceOnly = a.reduceOnly;
+    o.closeAll = closeAll;
+    o.tag = a.tag;
+    o.time = now();
+    pending[s]!.push(o);
+    pendingTotal++;
+    pendingCount[s]!++;
+    return o.id;
+  }
+
+  /** Removes list[j] (pending orders of symbol s), keeping the others in time order. */
+  function take(list: PendingOrder[], j: number, s: number): PendingOrder {
+    const o = list[j]!;
+    const last = list.length - 1;
+    for (let k = j; k < last; k++) list[k] = list[k + 1]!;
+    list.pop();
+    pendingTotal--;
+    pendingCount[s]!--;
+    return o;
+  }
+
+  function reject(o: PendingOrder, status: 'cancelled' | 'rejected', reason: string): void {
+    orderEvent(o, status, 0, Number.NaN, 0, reason);
+  }
+
+  /** Fills one order at px (slippage already applied), or rejects or cancels it. */
+  function execute(o: PendingOrder, px: number, feeRate: number, t: number): void {
+    const s = o.s;
+    const p = positions[s]!;
+    const cur = p.qty;
+    const a = Math.abs(cur);
+    let q: number;
+    if (o.closeAll) {
+      if (cur === 0) return reject(o, 'cancelled', 'no position to close');
+      q = a;
+    } else if (o.size === o.size) {
+      q = (o.size * book.equity() * lev) / px;
+    } else q = o.qty;
+    if (!(q > 0 && q < Number.POSITIVE_INFINITY)) return reject(o, 'rejected', `order quantity is not positive: equity is ${book.equity()}`);
+    if (o.reduceOnly) {
+      if (cur === 0 || cur > 0 === o.side > 0) return reject(o, 'cancelled', 'reduce-only order has no position to reduce');
+      if (q > a) q = a;
+    }
+    if (!allowShort && o.side < 0) {
+      if (cur <= 0) return reject(o, 'rejected', 'SPOT markets cannot be sold short');
+      if (q > a) q = a;
+    }
+    const refusal = marginRefusal(book.account, p, o.side, q, px, book.equity());
+    if (refusal !== null) return reject(o, 'rejected', refusal);
+    book.fill(s, o.side, q, px, feeRate, t, o.type);
+    if (p.qty !== 0 && p.qty > 0 === o.side > 0) book.attachExits(s, o.sl, o.tp, o.trail, o.time, px);
+    orderEvent(o, 'filled', q, px, q * px * feeRate, null);
+  }
+
+  /** Everything that happens to symbol s's orders and position from the previous close to this candle's close. */
+  function processBar(s: number, t: number, o: number, h: number, l: number): void {
+    let list = pending[s]!;
+    if (list.length !== 0) {
+      for (let j = 0; j < list.length; ) {
+        const ord = list[j]!;
+        if (ord.type === MARKET && ord.time < t) {
+          take(list, j, s);
+          const side = ord.closeAll ? (positions[s]!.qty > 0 ? -1 : 1) : ord.side;
+          ord.side = side;
+          execute(ord, marketFillPrice(side, o, slip), taker, t);
+          freeOrders.push(ord);
+        } else j++;
+      }
+    }
+    if (positions[s]!.qty !== 0) book.checkExits(s, t, o, h, l, true);
+    list = pending[s]!;
+    if (list.length !== 0) {
+      for (let j = 0; j < list.length; ) {
+        const ord = list[j]!;
+        if (ord.type === MARKET || ord.time >= t) {
+          j++;
+          continue;
+        }
+        const limit = ord.type === LIMIT;
+        const px = limit ? limitFillPrice(ord.side, o, h, l, ord.price) : stopFillPrice(ord.side, o, h, l, ord.price, slip);
+        if (px === px) {
+          take(list, j, s);
+          const before = positions[s]!.qty;
+          execute(ord, px, limit ? maker : taker, t);
+          freeOrders.push(ord);
+          const after = positions[s]!.qty;
+          if (after !== 0 && (before === 0 || after > 0 !== before > 0 || Math.abs(after) > Math.abs(before))) book.checkExits(s, t, px, h, l, false);
+        } else j++;
+      }
+    }
+    book.ratchet(s, t, h, l);
+  }
+
+  function snapshot(o: PendingOrder): OrderSnapshot {
+    const q = positions[o.s]!.qty;
+    return freeze({
+      id: o.id,
+      symbol: names[o.s]!,
+      side: o.closeAll ? (q > 0 ? 'sell' : 'buy') : o.side > 0 ? 'buy' : 'sell',
+      type: EXIT_REASONS[o.type]!,
+      price: o.price === o.price ? o.price : null,
+      quantity: o.closeAll ? Math.abs(q) : o.qty === o.qty ? o.qty : null,
+      size: o.size === o.size ? o.size : null,
+      stopLoss: o.sl === o.sl ? o.sl : null,
+      takeProfit: o.tp === o.tp ? o.tp : null,
+      reduceOnly: o.reduceOnly,
+      tag: o.tag,
+      time: o.time,
+    });
+  }
+
+  const closeArgs: OrderArgs = {
+    type: MARKET,
+    price: Number.NaN,
+    quantity: Number.NaN,
+    size: Number.NaN,
+    stopLoss: Number.NaN,
+    takeProfit: Number.NaN,
+    trail: null,
+    reduceOnly: true,
+    tag: null,
+  };
+
+  return {
+    pendingCount,
+    processBar,
+    /** `ctx.buy` / `ctx.sell` with checked options. */
+    place(s: number, side: number, args: OrderArgs): string {
+      if (pendingTotal >= MAX_OPEN_ORDERS) throw new RangeError(`Too many open orders (at most ${MAX_OPEN_ORDERS})`);
+      return add(s, side, args, false);
+    },
+    /** `ctx.close`: one pending close per symbol; null when flat. */
+    close(s: number): string | null {
+      const list = pending[s]!;
+      for (let j = 0; j < list.length; j++) if (list[j]!.closeAll) return list[j]!.id;
+      const q = positions[s]!.qty;
+      if (q === 0) return null;
+      return add(s, q > 0 ? -1 : 1, closeArgs, true);
+    },
+    cancel(id: unknown): boolean {
+      if (typeof id !== 'string') return false;
+      for (let s = 0; s < nSym; s++) {
+        const list = pending[s]!;
+        for (let j = 0; j < list.length; j++) {
+          if (list[j]!.id === id) {
+            const o = take(list, j, s);
+            reject(o, 'cancelled', 'cancelled by the strategy');
+            freeOrders.push(o);
+            return true;
+          }
+        }
+      }
+      return false;
+    },
+    /** Cancels the pending orders of symbol `only` (or of every symbol when -1). */
+    cancelAll(only: number): number {
+      let n = 0;
+      for (let s = 0; s < nSym; s++) {
+        if (only >= 0 && s !== only) continue;
+        const list = pending[s]!;
+        while (list.length) {
+          const o = list.pop()!;
+          pendingTotal--;
+          pendingCount[s]!--;
+          n++;
+          reject(o, 'cancelled', 'cancelled by the strategy');
+          freeOrders.push(o);
+        }
+      }
+      return n;
+    },
+    /** Snapshots of the pending orders of symbol `only` (or of every symbol when -1). */
+    list(only: number): readonly OrderSnapshot[] {
+      const out: OrderSnapshot[] = [];
+      for (let s = 0; s < nSym; s++) {
+        if (only >= 0 && s !== only) continue;
+        const list = pending[s]!;
+        for (let j = 0; j < list.length; j++) out.push(snapshot(list[j]!));
+      }
+      return freeze(out);
+    },
+    /** Drops every pending order (end of the run). */
+    clear(): void {
+      for (let s = 0; s < nSym; s++) {
+        pendingTotal -= pending[s]!.length;
+        pending[s]!.length = 0;
+        pendingCount[s] = 0;
+      }
+    },
+  };
+}
