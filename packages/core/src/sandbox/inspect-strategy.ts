@@ -1,5 +1,5 @@
+import { openBacktestSession, type GuestLimits } from '../backtests/engine/backtest-session.js';
 import { loadStrategy } from '../backtests/engine/run-in-guest.js';
-import { openGuestSession, type GuestLimits } from './guest-session.js';
 import { SandboxError } from './sandbox-error.js';
 import type { StrategyInfo } from './worker-protocol.js';
 
@@ -10,7 +10,7 @@ import type { StrategyInfo } from './worker-protocol.js';
  * TIMEOUT or MEMORY_LIMIT when loading exceeds the limits.
  */
 export async function inspectStrategyInGuest(source: string, limits: GuestLimits, isCancelled: () => boolean): Promise<StrategyInfo> {
-  const session = await openGuestSession({ limits, seed: 1, startTime: 0, isCancelled });
+  const session = await openBacktestSession({ limits, seed: 1, startTime: 0, isCancelled });
   try {
     const { ns, meta } = await loadStrategy(session, source);
     const h = session.call('readExports', ns);

@@ -82,6 +82,30 @@ describe('live sandbox', () => {
     await session.close();
   }, 30_000);
 
+  describe('a strategy that exhausts its memory', () => {
+    const small = createLiveSandbox({ callCpuTimeMs: 5000, memoryLimitBytes: 16 * 1024 * 1024 });
+    afterAll(() => small.close());
+    const cases: [string, string][] = [
+      ['a memory bomb', 'const a = []; for (;;) a.push({ x: a.length, y: [a.length] });'],
+      ['a huge string', "let s = 'x'; for (;;) s += s;"],
+      ['a huge typed array', 'const a = new Float64Array(1e8); a.fill(1);'],
+    ];
+    for (const [name, body] of cases) {
+      it(`reports MEMORY_LIMIT for ${name}`, async () => {
+        const session = await small.open({
+          source: `export function onCandle(ctx, c) { ${body} }`,
+          symbols: ['BTC/USDT:USDT'],
+          params: {},
+          seed: 1,
+          startTime: 0,
+        });
+        const error = await session.candle(candle(0, 1), flat).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'MEMORY_LIMIT', message: expect.stringMatching(/memory/) });
+        await session.close();
+      }, 30_000);
+    }
+  });
+
   it('reports a killed child as crashed', async () => {
     const session = await sandbox.open({ source: 'export function onCandle() {}', symbols: ['BTC/USDT:USDT'], params: {}, seed: 1, startTime: 0 });
     process.kill(session.pid!, 'SIGKILL');

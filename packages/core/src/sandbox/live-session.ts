@@ -1,12 +1,13 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core';
+import type { QuickJSHandle } from 'quickjs-emscripten-core';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { ExchangeCandle } from '../ports/exchange-gateway.js';
 import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
 import { INDICATOR_KINDS, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
 import { GUEST_LIVE_RUNTIME_SOURCE } from './guest-live-runtime.js';
-import { newQuickJSInstance, type QuickJSBuild } from './quickjs-variants.js';
+import { openQuickJsSession } from './quickjs-session.js';
+import type { QuickJSBuild } from './quickjs-variants.js';
 import { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
-import { createSourceLocator, mapStack, type SourceLocator } from './source-map.js';
+import { createSourceLocator, withSourceLocation, type SourceLocator } from './source-map.js';
 import { compileStrategySourceAsync } from './strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from './strategy-meta.js';
 
@@ -128,11 +129,6 @@ export interface LiveSession {
   dispose(): void;
 }
 
-function cpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
-
 /** Keep at most this many candles per symbol, for indicators registered late. */
 const MAX_HISTORY = 100_001;
 
@@ -154,6 +150,9 @@ function problemsToSandbox(error: unknown, code: SandboxErrorCode): never {
   throw error;
 }
 
+/** The functions of the live guest runtime (guest-live-runtime.ts) the session calls. */
+const LIVE_RUNTIME_FUNCTIONS = ['readMeta', 'start', 'candle', 'order', 'lastError', 'describe'] as const;
+
 /** Opens a live session: compiles the source, loads the module, checks `meta` and the params. Rejects with a `SandboxError`. */
 export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits): Promise<LiveSession> {
   let compiled;
@@ -163,101 +162,29 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
     problemsToSandbox(error, 'INVALID_STRATEGY');
   }
   const locator: SourceLocator = createSourceLocator(compiled.mappings);
-  const wasm = await newQuickJSInstance(limits.build);
-  const runtime: QuickJSRuntime = wasm.newRuntime();
-  runtime.setMemoryLimit(limits.memoryLimitBytes);
-  runtime.setMaxStackSize(limits.stackLimitBytes);
-  let deadline = Infinity;
-  let interrupted = false;
-  let nextCheck = 0;
-  runtime.setInterruptHandler(() => {
-    if (interrupted) return true;
-    const t = performance.now();
-    if (t < nextCheck) return false;
-    nextCheck = t + 5;
-    if (cpuMicros() > deadline) interrupted = true;
-    return interrupted;
+  const session = await openQuickJsSession({
+    limits: { build: limits.build, memoryLimitBytes: limits.memoryLimitBytes, stackLimitBytes: limits.stackLimitBytes },
+    cpu: { timeMs: limits.callCpuTimeMs, per: 'call' },
+    runtime: {
+      script: GUEST_LIVE_RUNTIME_SOURCE,
+      filename: 'stratbox-live-runtime.js',
+      boot: { seed: input.seed >>> 0, startTime: input.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes },
+      functions: LIVE_RUNTIME_FUNCTIONS,
+    },
   });
-  const vm: QuickJSContext = runtime.newContext();
-  const fns = new Map<string, QuickJSHandle>();
-  let broken = false;
-
-  const timeout = () => new SandboxError('TIMEOUT', `The strategy used more than ${limits.callCpuTimeMs} ms of CPU time in one call`);
-
-  function fromGuest(kind: string, message: string, stack: string): SandboxError {
-    if (kind === 'MEMORY_LIMIT') return new SandboxError('MEMORY_LIMIT', `The strategy ran out of memory (limit ${limits.memoryLimitBytes} bytes)`);
-    if (kind === 'STACK_OVERFLOW') return new SandboxError('STACK_OVERFLOW', `Stack overflow: too deep recursion (${message})`, { details: { stack } });
-    const mapped = stack ? mapStack(stack, locator) : '';
-    const first = /strategy\.ts:(\d+):(\d+)/.exec(mapped);
-    const where = first ? ` (line ${first[1]}, column ${first[2]})` : '';
-    return new SandboxError((kind || 'STRATEGY_ERROR') as SandboxErrorCode, `${message}${where}`, { details: { stack: mapped } });
-  }
-
-  function describeHandle(errorHandle: QuickJSHandle): SandboxError {
-    if (interrupted) return timeout();
-    const describe = fns.get('describe');
-    try {
-      if (describe) {
-        const r = vm.callFunction(describe, vm.undefined, errorHandle);
-        if ('value' in r && r.value) {
-          const [kind, message, stack] = JSON.parse(vm.getString(r.value)) as [string, string, string];
-          r.value.dispose();
-          if (interrupted) return timeout();
-          return fromGuest(kind, message, stack);
-        }
-        r.error?.dispose();
-      }
-    } catch {
-      // describing failed (out of memory again)
-    }
-    return interrupted ? timeout() : new SandboxError('STRATEGY_ERROR', 'The strategy failed');
-  }
-
-  /** Runs one call into the guest under a fresh CPU budget. */
-  function guarded<T>(fn: () => T): T {
-    if (broken) throw new SandboxError('CRASHED', 'The live session can no longer be used after an earlier failure');
-    deadline = cpuMicros() + limits.callCpuTimeMs * 1000;
-    interrupted = false;
-    nextCheck = 0;
-    try {
-      return fn();
-    } catch (error) {
-      broken = true;
-      if (error instanceof SandboxError) throw error;
-      if (interrupted) throw timeout();
-      if (error instanceof RangeError && /call stack/i.test(error.message))
-        throw new SandboxError('STACK_OVERFLOW', 'Stack overflow: too deep recursion inside a built-in function');
-      if (error instanceof Error && /memory|allocate/i.test(error.message)) throw new SandboxError('MEMORY_LIMIT', 'The strategy ran out of memory');
-      throw new SandboxError('CRASHED', `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      deadline = Infinity;
-    }
-  }
-
-  function unwrap(result: ReturnType<QuickJSContext['callFunction']>): QuickJSHandle {
-    if ('error' in result && result.error) {
-      const err = describeHandle(result.error);
-      result.error.dispose();
-      throw err;
-    }
-    return (result as { value: QuickJSHandle }).value;
-  }
-
-  function lastError(): SandboxError {
-    const h = unwrap(vm.callFunction(fns.get('lastError')!, vm.undefined));
-    const [kind, message, stack] = JSON.parse(vm.getString(h)) as [string, string, string];
-    h.dispose();
-    return fromGuest(kind, message, stack);
-  }
+  const vm = session.vm;
+  /** Set by a failed call: the strategy's state is unknown, so the session takes no more calls. */
+  let failed = false;
+  let hostInd: QuickJSHandle | null = null;
 
   const dispose = () => {
     try {
-      for (const h of fns.values()) h.dispose();
-      vm.dispose();
-      runtime.dispose();
+      hostInd?.dispose();
     } catch {
       // a runtime left inconsistent by a failed call: the WASM instance is dropped anyway
     }
+    hostInd = null;
+    session.dispose();
   };
 
   const nSym = input.symbols.length;
@@ -268,27 +195,16 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
   let params: Record<string, ParamValue>;
 
   try {
-    const factory = guarded(() => unwrap(vm.evalCode(GUEST_LIVE_RUNTIME_SOURCE, 'stratbox-live-runtime.js')));
-    const boot = vm.newString(
-      JSON.stringify({ seed: input.seed >>> 0, startTime: input.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes }),
-    );
-    const api = guarded(() => unwrap(vm.callFunction(factory, vm.undefined, boot)));
-    boot.dispose();
-    factory.dispose();
-    for (const name of ['readMeta', 'start', 'candle', 'order', 'lastError', 'describe']) fns.set(name, vm.getProp(api, name));
-    api.dispose();
-
     let ns: QuickJSHandle;
     try {
-      ns = guarded(() => unwrap(vm.evalCode(compiled.code, 'strategy.js', { type: 'module' })));
+      ns = session.loadModule(compiled.code);
     } catch (error) {
       if (error instanceof SandboxError && error.code === 'STRATEGY_ERROR') {
-        throw new SandboxError('STRATEGY_ERROR', `The strategy threw while loading: ${error.message}`, { details: error.details });
+        throw withSourceLocation(new SandboxError('STRATEGY_ERROR', `The strategy threw while loading: ${error.message}`, { details: error.details }), locator);
       }
-      throw error;
+      throw withSourceLocation(error, locator);
     }
-    broken = false;
-    const metaHandle = guarded(() => unwrap(vm.callFunction(fns.get('readMeta')!, vm.undefined, ns)));
+    const metaHandle = session.call('readMeta', ns);
     const metaJson = vm.getString(metaHandle);
     metaHandle.dispose();
     try {
@@ -302,7 +218,7 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
       problemsToSandbox(error, 'INVALID_PARAMS');
     }
 
-    const hostInd = vm.newFunction('hostInd', (kindH, sH, periodH, multH, outH) => {
+    hostInd = vm.newFunction('hostInd', (kindH, sH, periodH, multH, outH) => {
       const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
       const s = vm.getNumber(sH);
       const period = vm.getNumber(periodH);
@@ -330,9 +246,12 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
       return vm.newNumber(ind.last[out] ?? NaN);
     });
     const cfg = vm.newString(JSON.stringify({ symbols: input.symbols, params }));
-    guarded(() => unwrap(vm.callFunction(fns.get('start')!, vm.undefined, ns, hostInd, cfg))).dispose();
+    try {
+      session.call('start', ns, hostInd, cfg).dispose();
+    } catch (error) {
+      throw withSourceLocation(error, locator);
+    }
     cfg.dispose();
-    fns.set('hostInd', hostInd);
     ns.dispose();
   } catch (error) {
     dispose();
@@ -363,25 +282,26 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
   }
 
   function call(fn: 'candle' | 'order', args: string[], extra: QuickJSHandle[] = []): LiveCallResult {
-    const started = cpuMicros();
+    if (failed) throw new SandboxError('CRASHED', 'The live session can no longer be used after an earlier failure');
+    const started = session.cpuMs();
     const handles = args.map((a) => vm.newString(a));
     let out: string | null;
     try {
-      const h = guarded(() => unwrap(vm.callFunction(fns.get(fn)!, vm.undefined, ...handles, ...extra)));
+      const h = session.call(fn, ...handles, ...extra);
       out = vm.typeof(h) === 'string' ? vm.getString(h) : null;
       h.dispose();
+      if (out === null) throw session.lastError();
+    } catch (error) {
+      failed = true;
+      throw withSourceLocation(error, locator);
     } finally {
       for (const h of handles) h.dispose();
-    }
-    if (out === null) {
-      broken = true;
-      throw lastError();
     }
     const parsed = JSON.parse(out) as { intents: LiveIntent[]; logs: Array<[number, LiveLogLine['level'], string]> };
     return {
       intents: parsed.intents,
       logs: parsed.logs.map(([time, level, message]) => ({ time, level, message })),
-      cpuMs: (cpuMicros() - started) / 1000,
+      cpuMs: session.cpuMs() - started,
     };
   }
 

@@ -1,3 +1,5 @@
+import { SandboxError } from './sandbox-error.js';
+
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const DIGITS = new Map([...B64].map((c, i) => [c, i]));
 
@@ -68,4 +70,20 @@ export function mapStack(stack: string, locator: SourceLocator): string {
     const at = locator.locate(Number(l), Number(c ?? 1));
     return at ? `strategy.ts:${at.line}:${at.column}` : whole;
   });
+}
+
+/**
+ * Points a strategy error at the user's source: maps the guest stack trace of its details
+ * through the source map, and appends the first location to the message ("... (line 12,
+ * column 5)", also as `details.line` and `details.column`). Anything else is returned as is.
+ */
+export function withSourceLocation(error: unknown, locator: SourceLocator | null): unknown {
+  if (!(error instanceof SandboxError) || !locator) return error;
+  const details = error.details as { stack?: unknown } | undefined;
+  if (!details || typeof details.stack !== 'string' || !details.stack) return error;
+  const stack = mapStack(details.stack, locator);
+  const first = /strategy\.ts:(\d+):(\d+)/.exec(stack);
+  const message = first && !/\(line \d+/.test(error.message) ? `${error.message} (line ${first[1]}, column ${first[2]})` : error.message;
+  const where = first ? { line: Number(first[1]), column: Number(first[2]) } : {};
+  return new SandboxError(error.code, message, { details: { ...details, ...where, stack }, logs: error.logs, cpuMs: error.cpuMs });
 }

@@ -1,6 +1,6 @@
 import type { WireJob } from '../backtests/engine/backtest-job.js';
+import type { GuestLimits } from '../backtests/engine/backtest-session.js';
 import type { EngineLimits, RunOutput } from '../backtests/engine/run-in-guest.js';
-import type { GuestLimits } from './guest-session.js';
 import type { GuestLogLine, SandboxErrorCode } from './sandbox-error.js';
 import type { StrategyMeta } from './strategy-meta.js';
 

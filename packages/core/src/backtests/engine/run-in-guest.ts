@@ -2,12 +2,12 @@ import { isStratboxError } from '../../errors/stratbox-error.js';
 import { createIndicator, type StreamingIndicator } from '../../indicators/create-indicator.js';
 import { indicatorSpecProblem, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
 import { STATE_FIELDS, TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
-import { openGuestSession, type GuestLimits, type GuestSession } from '../../sandbox/guest-session.js';
 import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
 import { createSourceLocator, mapStack, type SourceLocator } from '../../sandbox/source-map.js';
 import { compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireJob } from './backtest-job.js';
+import { openBacktestSession, type GuestLimits, type GuestSession } from './backtest-session.js';
 import { buyAndHold, symbolMetrics, type BacktestMetrics, type BacktestSymbolMetrics } from './metrics.js';
 
 /** Limits of one backtest in the child. */
@@ -141,7 +141,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
   const { sym, pos, total } = mergeOrder(job);
   const nSym = job.symbols.length;
   const firstTime = job.candles[sym[0]!]!.time[pos[0]!]!;
-  const session = await openGuestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled });
+  const session = await openBacktestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled });
   const logs: GuestLogLine[] = [];
   const drainLogs = () => {
     const h = session.call('drainLogs');
