@@ -1,4 +1,6 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { defineStratboxBuild } from '../../tsup.base';
+import { bundleGuestScript, GUEST_SCRIPTS } from './src/engine/guest-bundle';
 
 export default defineStratboxBuild(
   {
@@ -10,5 +12,12 @@ export default defineStratboxBuild(
     // The live-trading sandbox's child-process entry: forked by createLiveSandbox.
     'sandbox/live-worker-entry': 'src/sandbox/live-worker-entry.ts',
   },
-  { external: ['vitest'] },
+  {
+    external: ['vitest'],
+    // The guest runtimes QuickJS evaluates (src/engine/guest), each bundled into one ES module: dist/guest/<name>.js.
+    async onSuccess() {
+      mkdirSync('dist/guest', { recursive: true });
+      for (const name of GUEST_SCRIPTS) writeFileSync(`dist/guest/${name}.js`, bundleGuestScript(`src/engine/guest/${name}.ts`));
+    },
+  },
 );

@@ -3,7 +3,7 @@ import { isStratboxError } from '../errors/stratbox-error.js';
 import type { ExchangeCandle } from '../ports/exchange-gateway.js';
 import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
 import { INDICATOR_KINDS, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
-import { GUEST_LIVE_RUNTIME_SOURCE } from './guest-live-runtime.js';
+import { guestScript } from '../engine/guest-script.js';
 import { openQuickJsSession } from './quickjs-session.js';
 import type { QuickJSBuild } from './quickjs-variants.js';
 import { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
@@ -150,7 +150,7 @@ function problemsToSandbox(error: unknown, code: SandboxErrorCode): never {
   throw error;
 }
 
-/** The functions of the live guest runtime (guest-live-runtime.ts) the session calls. */
+/** The functions of the live guest runtime (engine/guest/live-runtime.ts) the session calls. */
 const LIVE_RUNTIME_FUNCTIONS = ['readMeta', 'start', 'candle', 'order', 'lastError', 'describe'] as const;
 
 /** Opens a live session: compiles the source, loads the module, checks `meta` and the params. Rejects with a `SandboxError`. */
@@ -166,7 +166,7 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
     limits: { build: limits.build, memoryLimitBytes: limits.memoryLimitBytes, stackLimitBytes: limits.stackLimitBytes },
     cpu: { timeMs: limits.callCpuTimeMs, per: 'call' },
     runtime: {
-      script: GUEST_LIVE_RUNTIME_SOURCE,
+      script: await guestScript('live-runtime'),
       filename: 'stratbox-live-runtime.js',
       boot: { seed: input.seed >>> 0, startTime: input.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes },
       functions: LIVE_RUNTIME_FUNCTIONS,

@@ -22,8 +22,9 @@ export interface QuickJsCpuBudget {
 }
 
 /**
- * The trusted script a session evaluates before any untrusted code. It must evaluate to a
- * factory `(bootJson) => api`; the session calls it with `JSON.stringify(boot)` and keeps the
+ * The trusted script a session evaluates before any untrusted code: an ES module (a bundled
+ * guest runtime, engine/guest-script.ts) that exports a factory `createRuntime(bootJson) => api`;
+ * the session calls it with `JSON.stringify(boot)` and keeps the
  * api's `functions` for `call`. The api must also have `describe(thrown)` (records what was
  * thrown) and `lastError()` (answers the last recorded error as the JSON `[code, message, stack]`):
  * the session uses them to describe a thrown value inside the guest, so the host only reads strings.
@@ -223,7 +224,9 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
 
   try {
     const { script, filename, boot, functions } = options.runtime;
-    const factory = guard(() => unwrap(vm.evalCode(script, filename)));
+    const ns = guard(() => unwrap(vm.evalCode(script, filename, { type: 'module' })));
+    const factory = vm.getProp(ns, 'createRuntime');
+    ns.dispose();
     const bootHandle = vm.newString(JSON.stringify(boot));
     const api = guard(() => unwrap(vm.callFunction(factory, vm.undefined, bootHandle)));
     bootHandle.dispose();

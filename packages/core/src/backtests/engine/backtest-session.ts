@@ -1,4 +1,4 @@
-import { GUEST_RUNTIME_SOURCE } from '../../sandbox/guest-runtime.js';
+import { guestScript } from '../../engine/guest-script.js';
 import { openQuickJsSession, type QuickJsLimits, type QuickJsSession } from '../../sandbox/quickjs-session.js';
 
 /** Limits of one backtest's QuickJS session. */
@@ -9,7 +9,7 @@ export interface GuestLimits extends QuickJsLimits {
   maxLogBytes: number;
 }
 
-/** The functions of the backtest guest runtime (guest-runtime.ts) the engine calls. */
+/** The functions of the backtest guest runtime (engine/guest/backtest-runtime.ts) the engine calls. */
 const BACKTEST_RUNTIME_FUNCTIONS = [
   'readMeta',
   'readExports',
@@ -41,13 +41,13 @@ export interface BacktestSessionOptions {
  * Opens one backtest's QuickJS session (see quickjs-session.ts): the backtest guest runtime,
  * one CPU budget for the whole job. Rejects with a `SandboxError`.
  */
-export function openBacktestSession(options: BacktestSessionOptions): Promise<GuestSession> {
+export async function openBacktestSession(options: BacktestSessionOptions): Promise<GuestSession> {
   const { limits } = options;
   return openQuickJsSession({
     limits: { build: limits.build, memoryLimitBytes: limits.memoryLimitBytes, stackLimitBytes: limits.stackLimitBytes },
     cpu: { timeMs: limits.cpuTimeMs, per: 'session' },
     runtime: {
-      script: GUEST_RUNTIME_SOURCE,
+      script: await guestScript('backtest-runtime'),
       filename: 'stratbox-runtime.js',
       boot: { seed: options.seed >>> 0, startTime: options.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes },
       functions: BACKTEST_RUNTIME_FUNCTIONS,

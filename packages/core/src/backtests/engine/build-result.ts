@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EquityPoint, Trade } from '@stratbox/contract';
-import { EXIT_REASONS, TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
+import { EXIT_REASONS, TRADE_FIELDS } from '../../engine/model/codes.js';
 import type { QuickJSBuild } from '../../sandbox/quickjs-variants.js';
 import type { ParamValue, StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { BacktestMetrics } from './metrics.js';

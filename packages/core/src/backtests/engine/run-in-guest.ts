@@ -1,7 +1,7 @@
 import { isStratboxError } from '../../errors/stratbox-error.js';
 import { createIndicator, type StreamingIndicator } from '../../indicators/create-indicator.js';
 import { indicatorSpecProblem, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
-import { STATE_FIELDS, TRADE_FIELDS } from '../../sandbox/guest-runtime.js';
+import { STATE_FIELDS, TRADE_FIELDS } from '../../engine/model/codes.js';
 import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
 import { createSourceLocator, mapStack, type SourceLocator } from '../../sandbox/source-map.js';
 import { compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
@@ -27,7 +27,7 @@ export interface RunOutput {
   /** Times of the equity points; null when they are the traded candle times of the only symbol (the parent has those). */
   equityTimes: Float64Array | null;
   equity: Float64Array;
-  /** `TRADE_FIELDS` numbers per trade: symbol, direction, entryTime, entryPrice, exitTime, exitPrice, quantity, pnl, fees, exit reason. */
+  /** `TRADE_FIELDS` numbers per trade: symbol, direction, entryTime, entryPrice, exitTime, exitPrice, quantity, pnl, fees, exit reason, funding. */
   trades: Float64Array;
   logs: GuestLogLine[];
   metrics: BacktestMetrics;
@@ -127,8 +127,8 @@ interface HostIndicator {
 }
 
 function logsFrom(json: string, into: GuestLogLine[]) {
-  const flat = JSON.parse(json) as (number | string)[];
-  for (let i = 0; i < flat.length; i += 2) into.push({ time: flat[i] as number, message: flat[i + 1] as string });
+  const lines = JSON.parse(json) as Array<[number, string, string]>;
+  for (const [time, , message] of lines) into.push({ time, message });
 }
 
 /**
@@ -230,6 +230,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       lastTimes: job.candles.map((c) => c.time[c.time.length - 1]!),
       lastCloses: job.candles.map((c) => c.close[c.close.length - 1]!),
       maxIndicators: limits.maxIndicators,
+      funding: job.funding.map((f) => (f === null ? null : { time: Array.from(f.time), rate: Array.from(f.rate) })),
     };
     const cfgHandle = vm.newString(JSON.stringify(runCfg));
     session.call('start', ns, register, cfgHandle).dispose();
