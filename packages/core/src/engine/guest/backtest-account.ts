@@ -15,6 +15,7 @@ import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
 import { F64, freeze } from './intrinsics.js';
 import type { TrailSpec } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
+import { createSymbolResolver } from './symbols.js';
 
 /** What the account needs to know of the run. */
 export interface BacktestAccountConfig {
@@ -85,6 +86,10 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     const f = cfg.funding[s];
     if (f && f.time.length > 0) nextFunding[s] = f.time[0]!;
   }
+  const resolve = createSymbolResolver(names, 'run');
+  /* The symbol of the last ctx.position call: most calls name the candle's symbol again. */
+  let lastName: unknown = null;
+  let lastIdx = -1;
   const views: Array<PositionView | null> = [];
   for (let s = 0; s < nSym; s++) views.push(null);
 
@@ -322,11 +327,18 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     checkExits,
     ratchet,
     fund,
-    /** `ctx.position(symbol)`: a frozen view, rebuilt only after the position changed. */
-    view(s: number): PositionView | null {
+    /** `ctx.position(symbol)`: a frozen view, rebuilt only after the position changed; null when flat. */
+    position(symbol: unknown): PositionView | null {
+      let s: number;
+      if (symbol === lastName) s = lastIdx;
+      else {
+        s = resolve(symbol);
+        lastName = symbol;
+        lastIdx = s;
+      }
       if (positions[s]!.qty === 0) return null;
-      let v = views[s];
-      if (v === null || v === undefined) v = views[s] = makeView(s);
+      let v = views[s]!;
+      if (v === null) v = views[s] = makeView(s);
       return v;
     },
     /** Attaches the exits an order carried to the position it opened or enlarged. */

@@ -1,5 +1,5 @@
 import type { BacktestAccount } from './backtest-account.js';
-import type { createBacktestIndicators } from './backtest-indicators.js';
+import type { createBacktestLoop } from './backtest-loop.js';
 import type { createBacktestOrders } from './backtest-orders.js';
 import { deepFreeze } from './errors.js';
 import { freeze } from './intrinsics.js';
@@ -11,22 +11,22 @@ export function createBacktestCtx(parts: {
   params: unknown;
   book: BacktestAccount;
   orders: ReturnType<typeof createBacktestOrders>;
-  reader: ReturnType<typeof createBacktestIndicators>;
+  loop: Pick<ReturnType<typeof createBacktestLoop>, 'indicators' | 'symIdx'>;
   log: (...args: unknown[]) => void;
   random: () => number;
   now: () => number;
 }) {
-  const { book, orders, reader } = parts;
-  const symIdx = reader.symIdx;
+  const { book, orders, loop } = parts;
+  const symIdx = loop.symIdx;
   return freeze({
     mode: 'backtest',
     params: deepFreeze(parts.params),
     symbols: freeze(parts.symbols.slice()),
-    indicators: reader.indicators,
+    indicators: loop.indicators,
     now: parts.now,
     equity: book.equity,
     cash: () => book.account.cash,
-    position: (symbol: string) => book.view(symIdx(symbol)),
+    position: book.position,
     orders: (symbol?: string) => orders.list(symbol === undefined ? -1 : symIdx(symbol)),
     buy: (symbol: string, opts?: unknown) => {
       const s = symIdx(symbol);

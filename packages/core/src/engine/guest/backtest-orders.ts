@@ -273,3 +273,4 @@ export function createBacktestOrders(
     },
   };
 }
+export type BacktestOrders = ReturnType<typeof createBacktestOrders>;

@@ -14,11 +14,11 @@
  */
 import { createBacktestAccount } from './backtest-account.js';
 import { createBacktestCtx } from './backtest-ctx.js';
-import { createBacktestIndicators, type HostRegister } from './backtest-indicators.js';
+import { createBacktestLoop, type HostRegister } from './backtest-loop.js';
 import { createBacktestOrders } from './backtest-orders.js';
 import { createRandom, installDeterminism } from './determinism.js';
 import { createErrorRecorder, readExports, readMeta } from './errors.js';
-import { F64, freeze, jsonParse } from './intrinsics.js';
+import { freeze, jsonParse } from './intrinsics.js';
 import { createLogBuffer } from './log-buffer.js';
 import { createOrderEventQueue } from './order-events.js';
 
@@ -46,9 +46,9 @@ type Run = { runBatch(buf: ArrayBuffer, n: number): number; drainStates(): Array
 /** Creates the runtime; `bootJson` holds the seed, the start time and the log limits. */
 export function createRuntime(bootJson: string) {
   const boot = jsonParse(bootJson) as { seed: number; startTime: number; maxLogLines: number; maxLogBytes: number };
-  /** The guest's clock: the time of the candle being processed. */
-  let now = boot.startTime;
-  const clock = () => now;
+  /** Where the time comes from: the start time until a run starts, then the candle loop's clock. */
+  let timeSource = () => boot.startTime;
+  const clock = () => timeSource();
   const random = createRandom(boot.seed);
   installDeterminism(random, clock);
   const logs = createLogBuffer({ maxLines: boot.maxLogLines, maxBytes: boot.maxLogBytes, scope: '', now: clock });
@@ -65,58 +65,13 @@ export function createRuntime(bootJson: string) {
     const events = createOrderEventQueue(typeof onOrder === 'function', clock);
     const book = createBacktestAccount(cfg, events, clock);
     const orders = createBacktestOrders(cfg, book, events, clock);
-    const reader = createBacktestIndicators(cfg.symbols, hostRegister, cfg.maxIndicators);
-    const ctx = createBacktestCtx({ symbols: cfg.symbols, params: cfg.params, book, orders, reader, log: logs.log, random, now: clock });
-    const candles: Array<{ symbol: string; time: number; open: number; high: number; low: number; close: number; volume: number }> = [];
-    for (let s = 0; s < nSym; s++) candles.push({ symbol: cfg.symbols[s]!, time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 });
-    const { pendingCount, processBar } = orders;
-    const { exBelow, exAbove, nextFunding, lastPrice } = book;
-    const cursor = reader.cursor;
-    const queued = events.list;
-    const deliver = (event: unknown) => {
-      onOrder!(ctx, event);
-      if (logs.hit) throw new Error('Log limit reached');
-    };
+    const loop = createBacktestLoop(cfg.symbols, hostRegister, cfg.maxIndicators, boot.startTime, { book, orders, events, logs, onCandle, onOrder });
+    timeSource = loop.now;
+    loop.setCtx(createBacktestCtx({ symbols: cfg.symbols, params: cfg.params, book, orders, loop, log: logs.log, random, now: clock }));
 
-    /* The candle loop: one call per batch. Answers flags (1 trades, 2 logs, 4 account changes), or -1 after an error. */
     function runBatch(buf: ArrayBuffer, n: number): number {
       try {
-        const Tm = new F64(buf, 0, n);
-        const Op = new F64(buf, n * 8, n);
-        const Hi = new F64(buf, n * 16, n);
-        const Lo = new F64(buf, n * 24, n);
-        const Cl = new F64(buf, n * 32, n);
-        const Vo = new F64(buf, n * 40, n);
-        const Sy = new Int32Array(buf, reader.setBatch(buf, n) * 8, n);
-        for (let i = 0; i < n; i++) {
-          const t = Tm[i]!;
-          let s = Sy[i]!;
-          const call = s >= 0;
-          if (!call) s = -1 - s;
-          now = t;
-          if (pendingCount[s] !== 0 || Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!) {
-            cursor[0] = i;
-            if (t >= nextFunding[s]!) book.fund(s, t, Op[i]!);
-            processBar(s, t, Op[i]!, Hi[i]!, Lo[i]!);
-            book.recordState(i, s);
-            if (queued.length !== 0) events.flush(deliver);
-          }
-          lastPrice[s] = Cl[i]!;
-          if (call) {
-            const cd = candles[s]!;
-            cd.time = t;
-            cd.open = Op[i]!;
-            cd.high = Hi[i]!;
-            cd.low = Lo[i]!;
-            cd.close = Cl[i]!;
-            cd.volume = Vo[i]!;
-            cursor[0] = i + 1;
-            onCandle(ctx, cd);
-            if (logs.hit) throw new Error('Log limit reached');
-            if (queued.length !== 0) events.flush(deliver);
-          }
-        }
-        return (book.tradeCount > 0 ? 1 : 0) | (logs.hasLines() ? 2 : 0) | (book.stateCount > 0 ? 4 : 0);
+        return loop.runBatch(buf, n);
       } catch (e) {
         errors.describe(e);
         return -1;
@@ -127,11 +82,11 @@ export function createRuntime(bootJson: string) {
     function finish(): ArrayBuffer | null {
       try {
         for (let s = 0; s < nSym; s++) {
-          now = cfg.lastTimes[s]!;
+          loop.setNow(cfg.lastTimes[s]!);
           book.closeAtEnd(s, cfg.lastCloses[s]!, cfg.lastTimes[s]!);
         }
         orders.clear();
-        queued.length = 0;
+        events.list.length = 0;
         return book.final();
       } catch (e) {
         errors.describe(e);

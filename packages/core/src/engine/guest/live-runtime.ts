@@ -18,9 +18,9 @@ import { MAX_OPEN_ORDERS } from '../model/codes.js';
 import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
 import { createRandom, installDeterminism } from './determinism.js';
 import { createErrorRecorder, deepFreeze, readMeta } from './errors.js';
-import { fmt } from './format.js';
 import { freeze, jsonParse, jsonStringify } from './intrinsics.js';
 import { createLogBuffer } from './log-buffer.js';
+import { createSymbolResolver } from './symbols.js';
 import { ORDER_TYPE_NAMES, optionalPrice, optionalTrail, parseOrderArgs, type TrailSpec } from './order-args.js';
 
 type ExitKind = 'stopLoss' | 'takeProfit' | 'trailingStop';
@@ -98,8 +98,7 @@ export function createRuntime(bootJson: string) {
     if (typeof onCandle !== 'function') throw new TypeError('The strategy must export a function onCandle(ctx, candle)');
     if (onOrder !== undefined && typeof onOrder !== 'function') throw new TypeError('onOrder, when exported, must be a function');
     const symbols = cfg.symbols;
-    const symIndex: Record<string, number> = Object.create(null);
-    for (let s = 0; s < symbols.length; s++) symIndex[symbols[s]!] = s;
+    const symIdx = createSymbolResolver(symbols, 'deployment');
 
     /* State from the host, replaced on every call. */
     let state: LiveState = { cash: 0, equity: 0, positions: [], orders: [] };
@@ -115,12 +114,6 @@ export function createRuntime(bootJson: string) {
     const trail: Record<string, Trail> = Object.create(null);
     const attach: Record<string, { sl: number; tp: number; trail: TrailSpec | null }> = Object.create(null);
     const candle: Candle = { symbol: '', time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
-
-    function symIdx(symbol: unknown): number {
-      const i = typeof symbol === 'string' ? symIndex[symbol] : undefined;
-      if (i === undefined) throw new TypeError(`Unknown symbol ${fmt(symbol)}; this deployment trades ${symbols.join(', ')}`);
-      return i;
-    }
 
     function dropExits(symbol: string): void {
       delete sl[symbol];

@@ -1,5 +1,10 @@
+import type { BacktestAccount } from './backtest-account.js';
+import type { BacktestOrders } from './backtest-orders.js';
 import { fmt } from './format.js';
 import { F64, freeze } from './intrinsics.js';
+import type { LogBuffer } from './log-buffer.js';
+import type { OrderEvent, OrderEventQueue } from './order-events.js';
+import { createSymbolResolver } from './symbols.js';
 
 /** Indicator kinds, by the code the guest passes to the host. */
 export const GUEST_INDICATOR_KINDS = ['sma', 'ema', 'rsi', 'atr', 'bollinger'] as const;
@@ -10,16 +15,42 @@ export type HostRegister = (kind: number, symbol: number, period: number, multip
 /** Periods below this are looked up in a per-symbol array instead of a keyed map. */
 const FAST_PERIODS = 4096;
 
+/** A strategy's candle, reused for every call of `onCandle`. */
+interface Candle {
+  symbol: string;
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
 /**
- * `ctx.indicators` of a backtest: the host computes every registered series for each batch of
- * candles; the guest reads a value by index, so an indicator call is an array read. `cursor[0]`
- * is the index the loop points at (the candle just closed, or the one being filled).
+ * The candle loop of a backtest, and `ctx.indicators`, which read the same batch: the host
+ * computes every registered indicator series for each batch of candles, and the guest reads a
+ * value by index, so an indicator call is an array read at the candle the loop points at
+ * (`readIdx`: the candle just closed, or the one being filled). They share one closure because
+ * the loop moves `readIdx` on every candle.
  */
-export function createBacktestIndicators(symbols: string[], hostRegister: HostRegister, maxIndicators: number) {
+export function createBacktestLoop(
+  symbols: string[],
+  hostRegister: HostRegister,
+  maxIndicators: number,
+  startTime: number,
+  run: {
+    book: BacktestAccount;
+    orders: BacktestOrders;
+    events: OrderEventQueue;
+    logs: LogBuffer;
+    /** The strategy's exports, called with the `ctx` given to `setCtx`. */
+    onCandle: (ctx: unknown, candle: Candle) => void;
+    onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
+  },
+) {
   const nSym = symbols.length;
-  const symIndex: Record<string, number> = Object.create(null);
-  for (let s = 0; s < nSym; s++) symIndex[symbols[s]!] = s;
-  const cursor = new Int32Array(1);
+  const resolve = createSymbolResolver(symbols, 'run');
+  let readIdx = 0;
   const smaM: Array<Int16Array | null> = [];
   const emaM: Array<Int16Array | null> = [];
   const rsiM: Array<Int16Array | null> = [];
@@ -48,8 +79,7 @@ export function createBacktestIndicators(symbols: string[], hostRegister: HostRe
 
   function symIdx(symbol: unknown): number {
     if (symbol === lastSymName) return lastSymIdx;
-    const i = typeof symbol === 'string' ? symIndex[symbol] : undefined;
-    if (i === undefined) throw new TypeError(`Unknown symbol ${fmt(symbol)}; this run trades ${symbols.join(', ')}`);
+    const i = resolve(symbol);
     lastSymName = symbol;
     lastSymIdx = i;
     curSma = smaM[i]!;
@@ -108,27 +138,27 @@ export function createBacktestIndicators(symbols: string[], hostRegister: HostRe
       if (symbol !== lastSymName) symIdx(symbol);
       let id = curSma !== null ? curSma[period]! - 1 : -1;
       if (!(id >= 0)) id = slowId(smaM, 0, period);
-      return IND[id * stride + cursor[0]!]!;
+      return IND[id * stride + readIdx]!;
     },
     ema(symbol: string, period: number): number {
       if (symbol !== lastSymName) symIdx(symbol);
       let id = curEma !== null ? curEma[period]! - 1 : -1;
       if (!(id >= 0)) id = slowId(emaM, 1, period);
-      return IND[id * stride + cursor[0]!]!;
+      return IND[id * stride + readIdx]!;
     },
     rsi(symbol: string, period?: number): number {
       const p = period === undefined ? 14 : period;
       if (symbol !== lastSymName) symIdx(symbol);
       let id = curRsi !== null ? curRsi[p]! - 1 : -1;
       if (!(id >= 0)) id = slowId(rsiM, 2, p);
-      return IND[id * stride + cursor[0]!]!;
+      return IND[id * stride + readIdx]!;
     },
     atr(symbol: string, period?: number): number {
       const p = period === undefined ? 14 : period;
       if (symbol !== lastSymName) symIdx(symbol);
       let id = curAtr !== null ? curAtr[p]! - 1 : -1;
       if (!(id >= 0)) id = slowId(atrM, 3, p);
-      return IND[id * stride + cursor[0]!]!;
+      return IND[id * stride + readIdx]!;
     },
     bollinger(symbol: string, period?: number, multiplier?: number) {
       const p = period === undefined ? 20 : period;
@@ -138,7 +168,7 @@ export function createBacktestIndicators(symbols: string[], hostRegister: HostRe
       let id = m[key];
       if (id === undefined) id = register(m, key, 4, lastSymIdx, p, mult);
       const c = bbCache[id];
-      const at = cursor[0]!;
+      const at = readIdx;
       if (c !== undefined && c.b === batchNo && c.i === at) return c.v;
       const base = id * stride + at;
       const v = freeze({ upper: IND[base]!, middle: IND[base + stride]!, lower: IND[base + 2 * stride]! });
@@ -147,16 +177,78 @@ export function createBacktestIndicators(symbols: string[], hostRegister: HostRe
     },
   });
 
+  const { book, orders, events, logs, onCandle, onOrder } = run;
+  /** The guest's clock: the time of the candle being processed. */
+  let now = startTime;
+  let ctx: unknown = null;
+  const deliver = (event: OrderEvent) => {
+    onOrder!(ctx, event);
+    if (logs.hit) throw new Error('Log limit reached');
+  };
+  const { pendingCount, processBar } = orders;
+  const { exBelow, exAbove, nextFunding, lastPrice } = book;
+  const queued = events.list;
+  const candles: Candle[] = [];
+  for (let s = 0; s < nSym; s++) candles.push({ symbol: symbols[s]!, time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 });
+
+  /*
+   * One batch of `n` candles in `buf` (see backtest-runtime.ts). For each candle: funding due,
+   * fills and exits (only for a symbol with pending orders, a level the candle crosses, or
+   * funding due), the mark at the close, then `onCandle` unless it is a warm-up candle.
+   * Answers flags: 1 trades, 2 logs, 4 account changes.
+   */
+  function runBatch(buf: ArrayBuffer, n: number): number {
+    const Tm = new F64(buf, 0, n);
+    const Op = new F64(buf, n * 8, n);
+    const Hi = new F64(buf, n * 16, n);
+    const Lo = new F64(buf, n * 24, n);
+    const Cl = new F64(buf, n * 32, n);
+    const Vo = new F64(buf, n * 40, n);
+    batchNo++;
+    stride = n + 1;
+    IND = new F64(buf, n * 6 * 8, indCount * stride);
+    const Sy = new Int32Array(buf, (n * 6 + indCount * stride) * 8, n);
+    for (let i = 0; i < n; i++) {
+      const t = Tm[i]!;
+      let s = Sy[i]!;
+      const call = s >= 0;
+      if (!call) s = -1 - s;
+      now = t;
+      if (pendingCount[s] !== 0 || Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!) {
+        readIdx = i;
+        if (t >= nextFunding[s]!) book.fund(s, t, Op[i]!);
+        processBar(s, t, Op[i]!, Hi[i]!, Lo[i]!);
+        book.recordState(i, s);
+        if (queued.length !== 0) events.flush(deliver);
+      }
+      lastPrice[s] = Cl[i]!;
+      if (call) {
+        const cd = candles[s]!;
+        cd.time = t;
+        cd.open = Op[i]!;
+        cd.high = Hi[i]!;
+        cd.low = Lo[i]!;
+        cd.close = Cl[i]!;
+        cd.volume = Vo[i]!;
+        readIdx = i + 1;
+        onCandle(ctx, cd);
+        if (logs.hit) throw new Error('Log limit reached');
+        if (queued.length !== 0) events.flush(deliver);
+      }
+    }
+    return (book.tradeCount > 0 ? 1 : 0) | (logs.hasLines() ? 2 : 0) | (book.stateCount > 0 ? 4 : 0);
+  }
+
   return {
     indicators,
     symIdx,
-    cursor,
-    /** Points the reader at a new batch of `n` candles; answers where the symbol column starts (in numbers). */
-    setBatch(buf: ArrayBuffer, n: number): number {
-      batchNo++;
-      stride = n + 1;
-      IND = new F64(buf, n * 6 * 8, indCount * stride);
-      return n * 6 + indCount * stride;
+    runBatch,
+    now: () => now,
+    setNow(t: number): void {
+      now = t;
+    },
+    setCtx(c: unknown): void {
+      ctx = c;
     },
   };
 }
