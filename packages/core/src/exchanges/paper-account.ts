@@ -1,17 +1,34 @@
+import {
+  type Account,
+  applyFill,
+  type ClosedPart,
+  liquidate,
+  liquidationPrice,
+  marginRefusal,
+  newClosedPart,
+  newPosition,
+  payFunding,
+  type Position,
+  unrealizedPnl,
+} from '../engine/model/position.js';
 import type { ExchangeBalance, ExchangePosition } from '../ports/exchange-gateway.js';
 
 /*
- * The money of a paper account: balances, and for LINEAR markets net positions with isolated
- * margin per symbol, as in the backtest engine (sandbox/guest-runtime.ts, "applyFill"):
- * - a fill pays `quantity x price x fee rate` from the wallet;
- * - a fill on the side of the position (or from flat) adds to it at the weighted average entry
- *   and locks `notional / leverage` as margin;
- * - a fill against it realizes `closed x (price - entry) x direction` into the wallet, frees
- *   the closed share of the margin, and opens the rest (if any) the other way at the fill price;
- * - opening needs `opening notional / leverage` of free equity (wallet + unrealized - margin
- *   still locked), else the fill is refused as insufficient funds.
+ * The money of a paper account.
+ *
+ * LINEAR markets run on the engine's account model (engine/model/position.ts), the very code the
+ * backtest runs: one `Account` per settle currency (its `cash` is the wallet amount of that
+ * currency) and one `Position` per symbol, with isolated margin. Fills go through `applyFill`,
+ * the margin check through `marginRefusal` (equity = wallet + unrealized P&L of the positions in
+ * that currency at their last marks), liquidation through `liquidationPrice` and `liquidate`,
+ * funding through `payFunding`. Nothing here does position arithmetic of its own.
+ *
  * SPOT markets move base and quote balances: a buy needs quote for cost and fee, a sell needs
- * the base it sells. There is no liquidation and no funding.
+ * the base it sells. This is where paper differs from the backtest's SPOT model, a leverage-1
+ * long-only account in the quote currency (docs/backtest-model.md, "Paper and live trading"):
+ * the same fills give the same quote balance, but paper also holds base balances (which a
+ * credential may start with), and a sell beyond what is held is refused as insufficient funds
+ * where the backtest cuts it to the position.
  */
 
 export interface PaperSymbol {
@@ -22,75 +39,124 @@ export interface PaperSymbol {
   settle: string | null;
 }
 
-export interface PaperPosition {
-  /** Signed: > 0 long, < 0 short. */
-  qty: number;
-  entry: number;
-  margin: number;
+/** A LINEAR position as saved. States saved before the shared model have only `qty`, `entry` and `margin`. */
+export type PaperPosition = Pick<Position, 'qty' | 'entry' | 'margin'> & Partial<Omit<Position, 'qty' | 'entry' | 'margin'>>;
+
+/** What a liquidation did: the whole position closed at its liquidation price, its margin lost. */
+export interface PaperLiquidation {
+  /** The closing side: `-1` (sell) for a long, `+1` (buy) for a short. */
+  side: 1 | -1;
+  quantity: number;
+  price: number;
+  /** What was left of the margin, charged as the liquidation fee. */
+  fee: number;
 }
 
 export interface PaperAccount {
-  /** Why a fill of `quantity` (> 0) on `side` at `price` cannot be made now, or null if it can. */
-  refusal(market: PaperSymbol, side: 1 | -1, quantity: number, price: number, feeRate: number): string | null;
-  /** Applies a fill (checked with `refusal` first) and returns the fee paid. */
-  fill(market: PaperSymbol, side: 1 | -1, quantity: number, price: number, feeRate: number): number;
+  /**
+   * Why a fill of `quantity` (> 0) on `side` at `price` cannot be made now, or null if it can.
+   * `marks` values the open LINEAR positions (a position without a mark is valued at its entry).
+   */
+  refusal(market: PaperSymbol, side: 1 | -1, quantity: number, price: number, feeRate: number, marks: ReadonlyMap<string, number>): string | null;
+  /** Applies a fill (checked with `refusal` first) at time `time` (epoch ms) and returns the fee paid. */
+  fill(market: PaperSymbol, side: 1 | -1, quantity: number, price: number, feeRate: number, time: number): number;
   /** Signed position quantity of a LINEAR symbol (0 if flat or SPOT). */
   positionOf(symbol: string): number;
   /** Symbols with an open position. */
   openSymbols(): string[];
+  /** The price at which the open LINEAR position of `symbol` is liquidated; null when flat. */
+  liquidationPriceOf(symbol: string): number | null;
+  /** Liquidates the open position of `symbol` at its liquidation price if `price` reached it; null if it did not (or flat). */
+  liquidateAt(symbol: string, price: number): PaperLiquidation | null;
+  /** Pays funding on the open position of `symbol` at `price` and `rate`; returns the amount paid (negative: received), 0 when flat. */
+  payFunding(symbol: string, price: number, rate: number): number;
   balance(marks: ReadonlyMap<string, number>): ExchangeBalance;
   positions(symbols: readonly string[], marks: ReadonlyMap<string, number>): ExchangePosition[];
   /** The account as plain data: `createPaperAccount({ ..., state })` continues from it. */
   state(): PaperAccountState;
 }
 
-/** A paper account's balances, positions and last marks, as plain (JSON-safe) data. */
+/**
+ * A paper account as plain (JSON-safe) data. `wallet` is the cash of each currency's account
+ * (LINEAR) or each balance (SPOT). States saved by earlier versions (positions with only `qty`,
+ * `entry` and `margin`, no `marginTotal`, and `lastMarks`) still load: the missing position
+ * fields start at 0 and `marginTotal` is the sum of the margins.
+ */
 export interface PaperAccountState {
   wallet: Array<[currency: string, amount: number]>;
   positions: Array<[symbol: string, position: PaperPosition]>;
   settleOf: Array<[symbol: string, currency: string]>;
-  lastMarks: Array<[symbol: string, price: number]>;
+  /** Margin locked in each currency's account (the model's `Account.marginTotal`). */
+  marginTotal?: Array<[currency: string, amount: number]>;
+  /** Written by earlier versions; not read. */
+  lastMarks?: Array<[symbol: string, price: number]>;
 }
 
-/** A tiny tolerance for float dust when a position is closed in full. */
+/** A tiny tolerance for float dust in SPOT balance checks. */
 const DUST = 1e-12;
+
+function loadPosition(saved: PaperPosition): Position {
+  return { ...newPosition(), ...saved };
+}
 
 export function createPaperAccount(config: {
   initialBalance: Record<string, number>;
   leverage: number;
   linear: boolean;
   settle: string;
+  /** Maintenance margin as a fraction of entry notional, as the backtest's `maintenanceMarginRate`. */
+  maintenanceMarginRate: number;
   /** A saved state to continue from (then `initialBalance` is not used). */
   state?: PaperAccountState;
 }): PaperAccount {
   const saved = config.state;
-  const wallet = new Map<string, number>(saved ? saved.wallet : Object.entries(config.initialBalance));
-  const positions = new Map<string, PaperPosition>(saved?.positions.map(([s, p]) => [s, { ...p }]));
+  const lev = config.leverage;
+  const mmr = config.maintenanceMarginRate;
+  const initial: Array<[string, number]> = saved ? saved.wallet : Object.entries(config.initialBalance);
+  /** SPOT balances by currency. */
+  const wallet = new Map<string, number>(config.linear ? [] : initial);
+  /** LINEAR: one model account per settle currency; its cash is the wallet amount. */
+  const accounts = new Map<string, Account>(config.linear ? initial.map(([currency, cash]) => [currency, { cash, marginTotal: 0, leverage: lev }]) : []);
+  const positions = new Map<string, Position>(saved?.positions.map(([s, p]) => [s, loadPosition(p)]));
   /** Settle currency of each symbol with a position (LINEAR). */
   const settleOf = new Map<string, string>(saved?.settleOf);
-  const lev = config.leverage;
-  const get = (currency: string) => wallet.get(currency) ?? 0;
-  const add = (currency: string, amount: number) => wallet.set(currency, get(currency) + amount);
+  const closed: ClosedPart = newClosedPart();
 
-  /** Unrealized PnL and locked margin of the positions settled in `currency`. */
-  function exposure(currency: string, marks: ReadonlyMap<string, number>) {
-    let unrealized = 0;
-    let margin = 0;
-    for (const [symbol, p] of positions) {
-      if (settleOf.get(symbol) !== currency) continue;
-      const mark = marks.get(symbol) ?? p.entry;
-      unrealized += p.qty * (mark - p.entry);
-      margin += p.margin;
+  const accountOf = (currency: string): Account => {
+    let a = accounts.get(currency);
+    if (!a) {
+      a = { cash: 0, marginTotal: 0, leverage: lev };
+      accounts.set(currency, a);
     }
-    return { unrealized, margin };
+    return a;
+  };
+  if (config.linear) {
+    const totals = new Map(saved?.marginTotal);
+    if (saved?.marginTotal) for (const [currency, margin] of totals) accountOf(currency).marginTotal = margin;
+    else for (const [symbol, p] of positions) accountOf(settleOf.get(symbol) ?? config.settle).marginTotal += p.margin;
   }
 
-  /** The marks the account last saw, kept so that `refusal` values other positions fairly. */
-  const lastMarks = new Map<string, number>(saved?.lastMarks);
+  const get = (currency: string) => wallet.get(currency) ?? 0;
+  const add = (currency: string, amount: number) => wallet.set(currency, get(currency) + amount);
+  const settleCurrency = (market: PaperSymbol) => market.settle ?? config.settle;
+
+  /** Unrealized P&L of the positions settled in `currency` at `marks` (a position without a mark: at its entry, so 0). */
+  function unrealized(currency: string, marks: ReadonlyMap<string, number>): number {
+    let sum = 0;
+    for (const [symbol, p] of positions) {
+      if ((settleOf.get(symbol) ?? config.settle) !== currency) continue;
+      const mark = marks.get(symbol);
+      if (mark !== undefined) sum += unrealizedPnl(p, mark);
+    }
+    return sum;
+  }
+
+  const dropIfFlat = (symbol: string) => {
+    if (positions.get(symbol)?.qty === 0) positions.delete(symbol);
+  };
 
   return {
-    refusal(market, side, quantity, price, feeRate) {
-      lastMarks.set(market.symbol, price);
+    refusal(market, side, quantity, price, feeRate, marks) {
       if (!config.linear) {
         if (side > 0) {
           const need = quantity * price * (1 + feeRate);
@@ -98,22 +164,16 @@ export function createPaperAccount(config: {
         }
         return get(market.base) + DUST < quantity ? `insufficient ${market.base}: needs ${quantity}, has ${get(market.base)}` : null;
       }
-      const settle = market.settle ?? config.settle;
-      const current = positions.get(market.symbol);
-      const cur = current?.qty ?? 0;
-      const same = cur === 0 || cur > 0 === side > 0;
-      const opening = same ? quantity : quantity - Math.abs(cur);
-      if (opening <= quantity * DUST) return null;
-      const freed = same ? 0 : (current?.margin ?? 0);
-      const { unrealized, margin } = exposure(settle, lastMarks);
-      const available = get(settle) + unrealized - (margin - freed);
-      const need = (opening * price) / lev;
-      return need > available * (1 + 1e-9) ? `insufficient margin: needs ${need} ${settle}, available ${available}` : null;
+      const settle = settleCurrency(market);
+      const account = accountOf(settle);
+      const equity = account.cash + unrealized(settle, marks);
+      const refusal = marginRefusal(account, positions.get(market.symbol) ?? newPosition(), side, quantity, price, equity);
+      return refusal === null ? null : `${refusal} (${settle})`;
     },
 
-    fill(market, side, quantity, price, feeRate) {
-      const fee = quantity * price * feeRate;
+    fill(market, side, quantity, price, feeRate, time) {
       if (!config.linear) {
+        const fee = quantity * price * feeRate;
         if (side > 0) {
           add(market.quote, -(quantity * price) - fee);
           add(market.base, quantity);
@@ -123,30 +183,15 @@ export function createPaperAccount(config: {
         }
         return fee;
       }
-      const settle = market.settle ?? config.settle;
+      const settle = settleCurrency(market);
       settleOf.set(market.symbol, settle);
-      add(settle, -fee);
-      const p: PaperPosition = positions.get(market.symbol) ?? { qty: 0, entry: 0, margin: 0 };
-      if (p.qty === 0 || p.qty > 0 === side > 0) {
-        const size = Math.abs(p.qty) + quantity;
-        positions.set(market.symbol, {
-          qty: p.qty + side * quantity,
-          entry: (Math.abs(p.qty) * p.entry + quantity * price) / size,
-          margin: p.margin + (quantity * price) / lev,
-        });
-        return fee;
+      let p = positions.get(market.symbol);
+      if (!p) {
+        p = newPosition();
+        positions.set(market.symbol, p);
       }
-      const size = Math.abs(p.qty);
-      const dir = p.qty > 0 ? 1 : -1;
-      const closed = Math.min(quantity, size);
-      add(settle, closed * (price - p.entry) * dir);
-      const rest = quantity - closed;
-      if (closed >= size * (1 - DUST)) {
-        positions.delete(market.symbol);
-        if (rest > quantity * DUST) positions.set(market.symbol, { qty: side * rest, entry: price, margin: (rest * price) / lev });
-      } else {
-        positions.set(market.symbol, { qty: dir * (size - closed), entry: p.entry, margin: p.margin * (1 - closed / size) });
-      }
+      const fee = applyFill(accountOf(settle), p, side, quantity, price, feeRate, time, closed);
+      dropIfFlat(market.symbol);
       return fee;
     },
 
@@ -158,28 +203,48 @@ export function createPaperAccount(config: {
       return [...positions.keys()];
     },
 
+    liquidationPriceOf(symbol) {
+      const p = positions.get(symbol);
+      const at = p && config.linear ? liquidationPrice(p, lev, mmr) : Number.NaN;
+      return Number.isNaN(at) ? null : at;
+    },
+
+    liquidateAt(symbol, price) {
+      const p = positions.get(symbol);
+      if (!p || !config.linear || p.qty === 0) return null;
+      const at = liquidationPrice(p, lev, mmr);
+      if (p.qty > 0 ? !(price <= at) : !(price >= at)) return null;
+      const side = p.qty > 0 ? -1 : 1;
+      const fee = liquidate(accountOf(settleOf.get(symbol) ?? config.settle), p, at, closed);
+      dropIfFlat(symbol);
+      return { side, quantity: closed.quantity, price: at, fee };
+    },
+
+    payFunding(symbol, price, rate) {
+      const p = positions.get(symbol);
+      if (!p || !config.linear || p.qty === 0) return 0;
+      return payFunding(accountOf(settleOf.get(symbol) ?? config.settle), p, price, rate);
+    },
+
     balance(marks) {
-      for (const [symbol, mark] of marks) lastMarks.set(symbol, mark);
       const result: ExchangeBalance = {};
-      for (const [currency, amount] of wallet) {
-        if (!config.linear) {
-          result[currency] = { free: amount, used: 0, total: amount };
-          continue;
-        }
-        const { unrealized, margin } = exposure(currency, lastMarks);
-        const total = amount + unrealized;
-        result[currency] = { free: Math.max(0, total - margin), used: margin, total };
+      if (!config.linear) {
+        for (const [currency, amount] of wallet) result[currency] = { free: amount, used: 0, total: amount };
+        return result;
+      }
+      for (const [currency, account] of accounts) {
+        const total = account.cash + unrealized(currency, marks);
+        result[currency] = { free: Math.max(0, total - account.marginTotal), used: account.marginTotal, total };
       }
       return result;
     },
 
     positions(symbols, marks) {
-      for (const [symbol, mark] of marks) lastMarks.set(symbol, mark);
       const result: ExchangePosition[] = [];
       for (const symbol of symbols) {
         const p = positions.get(symbol);
-        if (!p) continue;
-        const mark = lastMarks.get(symbol) ?? null;
+        if (!p || p.qty === 0) continue;
+        const mark = marks.get(symbol) ?? null;
         result.push({
           symbol,
           side: p.qty > 0 ? 'long' : 'short',
@@ -187,20 +252,22 @@ export function createPaperAccount(config: {
           entryPrice: p.entry,
           markPrice: mark,
           // `+ 0` turns -0 (a short at its entry price) into 0.
-          unrealizedPnl: mark === null ? null : p.qty * (mark - p.entry) + 0,
+          unrealizedPnl: mark === null ? null : unrealizedPnl(p, mark) + 0,
           leverage: lev,
-          liquidationPrice: null,
+          liquidationPrice: liquidationPrice(p, lev, mmr),
         });
       }
       return result;
     },
 
     state() {
+      if (!config.linear) return { wallet: [...wallet], positions: [], settleOf: [], lastMarks: [] };
       return {
-        wallet: [...wallet],
+        wallet: [...accounts].map(([currency, a]) => [currency, a.cash]),
         positions: [...positions].map(([s, p]) => [s, { ...p }]),
         settleOf: [...settleOf],
-        lastMarks: [...lastMarks],
+        marginTotal: [...accounts].map(([currency, a]) => [currency, a.marginTotal]),
+        lastMarks: [],
       };
     },
   };

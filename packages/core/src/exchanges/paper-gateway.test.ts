@@ -26,7 +26,8 @@ describe('createPaperGateway (LINEAR)', () => {
     expect(filled).toMatchObject({ status: 'filled', filledQuantity: 2, averagePrice: 101, type: 'market', price: null, feeCurrency: 'USDT' });
     expect(filled.fee).toBeCloseTo(2 * 101 * 0.002, 12);
     expect(await paper.fetchPositions([BTC])).toEqual([
-      { symbol: BTC, side: 'long', quantity: 2, entryPrice: 101, markPrice: 100, unrealizedPnl: -2, leverage: 1, liquidationPrice: null },
+      // Liquidation at entry x (1 - 1/leverage + maintenance margin rate 0.005).
+      { symbol: BTC, side: 'long', quantity: 2, entryPrice: 101, markPrice: 100, unrealizedPnl: -2, leverage: 1, liquidationPrice: 101 * 0.005 },
     ]);
     const balance = (await paper.fetchBalance())['USDT']!;
     expect(balance.used).toBeCloseTo(202, 9);
@@ -124,7 +125,8 @@ describe('createPaperGateway (LINEAR)', () => {
     table[BTC] = 110;
     await order({ symbol: BTC, side: 'sell', type: 'market', quantity: 5 });
     expect(await paper.fetchPositions([BTC])).toEqual([
-      { symbol: BTC, side: 'short', quantity: 3, entryPrice: 110, markPrice: 110, unrealizedPnl: 0, leverage: 1, liquidationPrice: null },
+      // Liquidation at entry x (1 + 1/leverage - 0.005).
+      { symbol: BTC, side: 'short', quantity: 3, entryPrice: 110, markPrice: 110, unrealizedPnl: 0, leverage: 1, liquidationPrice: 110 * (2 - 0.005) },
     ]);
     expect((await paper.fetchBalance())['USDT']).toEqual({ total: 10_020, used: 330, free: 9_690 });
   });
@@ -280,6 +282,90 @@ describe('createPaperGateway with persistence in the Store', () => {
     // New order ids continue after the saved ones.
     const next = await order(after, { symbol: BTC, side: 'sell', type: 'market', quantity: 1 });
     expect([filled.exchangeOrderId, resting.exchangeOrderId]).not.toContain(next.exchangeOrderId);
+  });
+
+  it('continues an account saved before the shared account model (positions with only qty, entry and margin)', async () => {
+    const { store, table } = shared();
+    // Saved by the paper exchange before it ran on engine/model: 2 BTC bought at 100 (leverage 2, taker 0.002) and a resting limit sell.
+    const old = {
+      account: {
+        wallet: [['USDT', 9999.6]],
+        positions: [[BTC, { qty: 2, entry: 100, margin: 100 }]],
+        settleOf: [[BTC, 'USDT']],
+        lastMarks: [],
+      },
+      orders: [
+        {
+          exchangeOrderId: 'paper-1',
+          clientOrderId: 'old1',
+          symbol: BTC,
+          side: 'buy',
+          type: 'market',
+          status: 'filled',
+          quantity: 2,
+          price: null,
+          stopPrice: null,
+          reduceOnly: false,
+          filledQuantity: 2,
+          averagePrice: 100,
+          fee: 0.4,
+          feeCurrency: 'USDT',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
+          reason: null,
+          rested: false,
+        },
+        {
+          exchangeOrderId: 'paper-2',
+          clientOrderId: 'old2',
+          symbol: BTC,
+          side: 'sell',
+          type: 'limit',
+          status: 'open',
+          quantity: 1,
+          price: 120,
+          stopPrice: null,
+          reduceOnly: false,
+          filledQuantity: 0,
+          averagePrice: null,
+          fee: 0,
+          feeCurrency: 'USDT',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          updatedAt: '2026-01-01T00:00:00.000Z',
+          reason: null,
+          rested: true,
+        },
+      ],
+      nextId: 3,
+      known: [{ symbol: BTC, base: 'BTC', quote: 'USDT', settle: 'USDT' }],
+      marks: [],
+    };
+    expect(await store.paperAccounts.save('cred_old', 'LINEAR', JSON.stringify(old), 0, clock.now().toISOString())).toBe(true);
+    const paper = createPaperGateway({
+      prices: (symbol) => table[symbol],
+      fees,
+      leverage: 2,
+      persistence: createStorePaperPersistence(store, clock, 'cred_old', 'LINEAR'),
+    });
+
+    // 100 x (1 - 1/2 + 0.005) = 50.5.
+    expect(await paper.fetchPositions([BTC])).toEqual([
+      { symbol: BTC, side: 'long', quantity: 2, entryPrice: 100, markPrice: 100, unrealizedPnl: 0, leverage: 2, liquidationPrice: 50.5 },
+    ]);
+    expect((await paper.fetchBalance())['USDT']).toEqual({ total: 9999.6, used: 100, free: 9899.6 });
+    expect((await paper.fetchOpenOrders()).map((o) => o.exchangeOrderId)).toEqual(['paper-2']);
+
+    table[BTC] = 125; // the limit sell fills at 120: +20, maker fee 0.12; half the margin is freed
+    expect(await paper.fetchOrderByClientId('old2', BTC)).toMatchObject({ status: 'filled', averagePrice: 120 });
+    const usdt = (await paper.fetchBalance())['USDT']!;
+    expect(usdt.used).toBeCloseTo(50, 9);
+    expect(usdt.total).toBeCloseTo(9999.6 + 20 - 0.12 + 25, 9);
+    expect((await paper.createOrder({ clientOrderId: newClientOrderId(), symbol: BTC, side: 'sell', type: 'market', quantity: 1 })).exchangeOrderId).toBe(
+      'paper-3',
+    );
+    expect(await paper.fetchPositions([BTC])).toEqual([]);
+    expect((await paper.fetchBalance())['USDT']).toMatchObject({ used: 0 });
+    expect((await paper.fetchBalance())['USDT']!.total).toBeCloseTo(9999.6 + 20 - 0.12 + 25 - 125 * 0.002, 9);
   });
 
   it('is one account for two instances (two processes), and loses no update when they trade at once', async () => {

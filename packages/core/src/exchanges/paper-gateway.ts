@@ -32,8 +32,26 @@ import { createPaperAccount, type PaperAccountState, type PaperSymbol } from './
  *   or, if it rests and the money is gone when it triggers, rejected then.
  * Limit and stop orders are checked against the price read at placement, then at every later
  * read: each call to the gateway (and `poll()`) first reads the price of every symbol with
- * resting orders and fills what it can. One call reads each symbol's price once: that read is
- * the tick everything in the call fills against.
+ * resting orders or an open position and settles the stretch since the previous read. One call
+ * reads each symbol's price once: that read is the tick everything in the call fills against.
+ *
+ * The account is the engine's account model (paper-account.ts), and a read settles the stretch
+ * that ends at it in the backtest's order (docs/backtest-model.md, "What happens on each candle"):
+ * 1. liquidation: a LINEAR position whose price reached its liquidation price (the model's
+ *    `liquidationPrice` with `maintenanceMarginRate`) is closed there with `liquidate()`: the
+ *    position is gone and its whole margin lost. The port has no liquidation event, so it is
+ *    kept as a closed order (`filled`, reduce-only, market, no client order id, `fee` = what
+ *    was left of the margin) that `fetchOrder` answers by its id; `fetchPositions` no longer
+ *    lists the position and `fetchBalance` has lost the margin;
+ * 2. resting orders, oldest first, each fill followed by the liquidation check at the read;
+ * 3. funding (with `funding`): every funding event of an open LINEAR position's symbol whose
+ *    time is after the last one paid and not after now is paid with the model's `payFunding` at
+ *    the price read now (the backtest pays it at the open of the first candle at or after its
+ *    time, before that candle's market orders). A position opened by a resting order during the
+ *    stretch pays the events of the stretch, one opened by the call itself (after this step) the
+ *    later ones. When the funding source fails, the events are paid at a later call.
+ * Then the call does what it was asked (a market order fills now, after funding, like the
+ * backtest's market orders at the open).
  *
  * State (balances, positions, open orders, the last 200 closed ones) lives in this object's memory,
  * and, with `persistence`, in the Store: every operation starts from the saved state if another
@@ -58,6 +76,10 @@ export interface PaperGatewayOptions {
   marketType?: 'LINEAR' | 'SPOT';
   /** Leverage of LINEAR positions (margin = notional / leverage). Default 1. */
   leverage?: number;
+  /** Maintenance margin of LINEAR positions, a fraction of entry notional: sets the liquidation price. Default 0.005, as the backtest. */
+  maintenanceMarginRate?: number;
+  /** Funding rates of LINEAR symbols (`createMarketDataFundingSource` reads them from the MarketData port). Default: none, no funding. */
+  funding?: PaperFundingSource;
   /** Symbols `loadMarkets` lists from the start; any well-formed symbol the price source knows is tradable. */
   symbols?: readonly string[];
   /** Order timestamps. Default: the system clock. */
@@ -65,6 +87,19 @@ export interface PaperGatewayOptions {
   /** Where the account is kept between operations. Default: memory only (lost on restart). */
   persistence?: PaperPersistence;
 }
+
+/** One funding event: at `time` (epoch ms) an open position pays `quantity x price x rate` (a long pays a positive rate, a short receives it). */
+export interface PaperFundingEvent {
+  time: number;
+  rate: number;
+}
+
+/**
+ * Where the paper exchange reads funding rates: the events of `symbol` with `fromMs < time <=
+ * toMs` that have happened, in any order (others are ignored). A symbol without funding answers
+ * `[]`; a failure (thrown or rejected) leaves the events to be paid at a later call.
+ */
+export type PaperFundingSource = (symbol: string, fromMs: number, toMs: number) => Promise<readonly PaperFundingEvent[]> | readonly PaperFundingEvent[];
 
 /** A paper account's saved state, as `PaperAccountRepository` keeps it for one (credential, market type). */
 export interface PaperPersistence {
@@ -85,6 +120,11 @@ interface SavedPaperState {
   nextId: number;
   known: PaperSymbol[];
   marks: Array<[string, number]>;
+  /**
+   * Funding events up to this time (epoch ms) are settled for the open positions; null when no
+   * position is open. Missing in states saved before funding: then from the first call on.
+   */
+  fundingUpTo?: number | null;
 }
 
 /** A paper exchange: the ExchangeGateway port, plus `poll()` to match resting orders now. */
@@ -101,6 +141,9 @@ interface PaperOrder extends ExchangeOrder {
 }
 
 const DEFAULT_FEES = { maker: 0.0002, taker: 0.0005 };
+/** As the backtest's default `maintenanceMarginRate`. */
+const DEFAULT_MAINTENANCE_MARGIN_RATE = 0.005;
+const LIQUIDATION_REASON = 'liquidation: the loss reached the isolated margin less the maintenance margin';
 
 /** `BASE/QUOTE:SETTLE` (LINEAR, settle = quote) or `BASE/QUOTE` (SPOT), else null. */
 function parseSymbol(symbol: string, linear: boolean): PaperSymbol | null {
@@ -116,6 +159,7 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
   const fees = options.fees ?? DEFAULT_FEES;
   const slippage = options.slippage ?? 0;
   const leverage = options.leverage ?? 1;
+  const maintenanceMarginRate = options.maintenanceMarginRate ?? DEFAULT_MAINTENANCE_MARGIN_RATE;
   const clock = options.clock ?? createSystemClock();
   const initial = options.initialBalance ?? 10_000;
   const newAccount = (state?: PaperAccountState) =>
@@ -124,6 +168,7 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
       leverage,
       linear,
       settle: 'USDT',
+      maintenanceMarginRate,
       ...(state ? { state } : {}),
     });
   let account = newAccount();
@@ -132,6 +177,10 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
   let known = new Map<string, PaperSymbol>();
   let marks = new Map<string, number>();
   let nextId = 1;
+  /** See `SavedPaperState.fundingUpTo`. */
+  let fundingUpTo: number | null = null;
+  /** Time of this object's previous funding step: where the stretch of the current read began (not saved). */
+  let lastSettle: number | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   const persistence = options.persistence;
   /** The version of the saved state this object holds, and its text (0 and '' before the first save). */
@@ -143,7 +192,7 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
     const closed = [...orders.values()].filter((o) => o.status !== 'open');
     for (const o of closed.slice(0, Math.max(0, closed.length - KEEP_CLOSED_ORDERS))) {
       orders.delete(o.exchangeOrderId);
-      byClientId.delete(o.clientOrderId!);
+      if (o.clientOrderId !== null) byClientId.delete(o.clientOrderId);
     }
   }
 
@@ -158,6 +207,7 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
       nextId,
       known: [...known.values()],
       marks: [],
+      fundingUpTo,
     };
     return JSON.stringify(state);
   }
@@ -166,10 +216,13 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
     const state = JSON.parse(text) as SavedPaperState;
     account = newAccount(state.account);
     orders = new Map(state.orders.map((o) => [o.exchangeOrderId, o]));
-    byClientId = new Map(state.orders.map((o) => [o.clientOrderId!, o.exchangeOrderId]));
+    byClientId = new Map(state.orders.flatMap((o) => (o.clientOrderId === null ? [] : [[o.clientOrderId, o.exchangeOrderId] as const])));
     nextId = state.nextId;
     known = new Map(state.known.map((s) => [s.symbol, s]));
     marks = new Map(state.marks);
+    fundingUpTo = state.fundingUpTo ?? null;
+    // Another process may have read since: the stretch of the next read starts at that read.
+    lastSettle = null;
   }
 
   /** Takes the saved state if it is not the one held here (another process saved, or a save failed here). */
@@ -183,6 +236,8 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
       known = new Map();
       marks = new Map();
       nextId = 1;
+      fundingUpTo = null;
+      lastSettle = null;
       version = 0;
       savedText = '';
     } else if (saved.version !== version) {
@@ -221,6 +276,7 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
             throw failure;
           };
         }
+        closeFundingStep();
         prune();
         if (!persistence) return { saved: true, run };
         const text = stateText();
@@ -343,16 +399,87 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
       }
       quantity = Math.min(quantity, Math.abs(position));
     }
-    const refusal = account.refusal(info, side, quantity, at.px, at.feeRate);
+    const refusal = account.refusal(info, side, quantity, at.px, at.feeRate, marks);
     if (refusal) {
       Object.assign(order, { status: 'rejected', reason: refusal, updatedAt: now() });
       return;
     }
-    const fee = account.fill(info, side, quantity, at.px, at.feeRate);
+    const fee = account.fill(info, side, quantity, at.px, at.feeRate, clock.now().getTime());
     Object.assign(order, { status: 'filled', filledQuantity: quantity, averagePrice: at.px, fee, updatedAt: now() });
+    liquidateIfReached(info, price);
   }
 
-  /** Matches every resting order against freshly read prices, oldest first. */
+  /** Liquidates the LINEAR position of `info` if `price` reached its liquidation price, and keeps the closed order that records it. */
+  function liquidateIfReached(info: PaperSymbol, price: number) {
+    const done = account.liquidateAt(info.symbol, price);
+    if (!done) return;
+    const time = now();
+    const order: PaperOrder = {
+      exchangeOrderId: `paper-${nextId++}`,
+      clientOrderId: null,
+      symbol: info.symbol,
+      side: done.side > 0 ? 'buy' : 'sell',
+      type: 'market',
+      status: 'filled',
+      quantity: done.quantity,
+      price: null,
+      stopPrice: null,
+      reduceOnly: true,
+      filledQuantity: done.quantity,
+      averagePrice: done.price,
+      fee: done.fee,
+      feeCurrency: info.settle,
+      createdAt: time,
+      updatedAt: time,
+      reason: LIQUIDATION_REASON,
+      rested: false,
+    };
+    orders.set(order.exchangeOrderId, order);
+  }
+
+  /**
+   * Pays the funding events due on the open LINEAR positions (see the top comment): those after
+   * `fundingUpTo` (or, with nothing open at the previous step, after that step) up to now, at the
+   * price read in this call (the last price seen if the read failed), in time order.
+   */
+  async function fundNow() {
+    if (!linear) return;
+    const time = clock.now().getTime();
+    const open = account.openSymbols();
+    const from = fundingUpTo ?? lastSettle ?? time;
+    lastSettle = time;
+    if (open.length === 0) {
+      fundingUpTo = null;
+      return;
+    }
+    fundingUpTo = from;
+    if (!options.funding || !(time > from)) return;
+    const due: Array<{ time: number; order: number; symbol: string; rate: number; price: number }> = [];
+    for (const [order, symbol] of open.entries()) {
+      const price = tick.get(symbol) ?? marks.get(symbol);
+      if (price === undefined) return;
+      let events: readonly PaperFundingEvent[];
+      try {
+        events = await options.funding(symbol, from, time);
+      } catch {
+        return;
+      }
+      for (const e of events) if (e.time > from && e.time <= time && Number.isFinite(e.rate)) due.push({ time: e.time, order, symbol, rate: e.rate, price });
+    }
+    if (due.length === 0) return;
+    due.sort((a, b) => a.time - b.time || a.order - b.order);
+    for (const e of due) account.payFunding(e.symbol, e.price, e.rate);
+    fundingUpTo = time;
+  }
+
+  /** At the end of every call: no position, nothing owed; a position opened by the call pays the events after now. */
+  function closeFundingStep() {
+    if (!linear) return;
+    if (account.openSymbols().length === 0) fundingUpTo = null;
+    else fundingUpTo ??= clock.now().getTime();
+  }
+
+  /** Settles the stretch since the previous read of every symbol with resting orders or a position: liquidation, resting orders, funding. */
   async function pollNow() {
     const open = [...orders.values()].filter((o) => o.status === 'open');
     const symbols = [...new Set([...open.map((o) => o.symbol), ...account.openSymbols()])];
@@ -360,8 +487,10 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
       const info = known.get(symbol);
       const price = info ? await readPrice(symbol).catch(() => null) : null;
       if (!info || price === null) continue;
+      liquidateIfReached(info, price);
       for (const order of open) if (order.symbol === symbol && order.status === 'open') match(order, info, price);
     }
+    await fundNow();
   }
 
   async function createOrder(request: CreateOrderRequest): Promise<ExchangeOrder> {
@@ -375,7 +504,7 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
     const reference = request.type === 'limit' ? request.price! : request.type === 'stop' ? request.stopPrice! : price;
     const reduces = request.reduceOnly === true;
     if (!reduces) {
-      const refusal = account.refusal(info, side, request.quantity, reference, request.type === 'limit' ? fees.maker : fees.taker);
+      const refusal = account.refusal(info, side, request.quantity, reference, request.type === 'limit' ? fees.maker : fees.taker, marks);
       if (refusal) throw error('insufficient_funds', `paper refused the order: ${refusal}`, request.clientOrderId);
     }
     const time = now();
