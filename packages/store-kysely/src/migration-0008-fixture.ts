@@ -64,4 +64,6 @@ export async function expectTradesMovedBy0008(store: Store): Promise<void> {
   });
   expect(await store.backtests.listTrades('usr_old', 'bt_old', { limit: 5_000 })).toEqual(TRADES.map((trade, seq) => ({ seq, trade })));
   expect(await store.backtests.listTrades('usr_other', 'bt_old', { limit: 5 })).toEqual([]);
+  // Migration 0009 then gives the backtest made before it the funding it had: none.
+  expect(await store.backtests.findById('usr_old', 'bt_old')).toMatchObject({ dataSource: 'synthetic', funding: false, fundingSource: null });
 }

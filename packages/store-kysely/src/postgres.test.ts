@@ -102,6 +102,7 @@ describePostgres('kysely postgres', () => {
           'credentials',
           'deployment_logs',
           'deployments',
+          'funding_chunks',
           'kysely_migration',
           'kysely_migration_lock',
           'listing_tags',
@@ -128,6 +129,7 @@ describePostgres('kysely postgres', () => {
           { name: '0006-deployment-leases' },
           { name: '0007-paper-accounts' },
           { name: '0008-backtest-trades' },
+          { name: '0009-funding-rates' },
         ]);
       } finally {
         await client.end();

@@ -16,6 +16,8 @@ export interface Database {
   // Stored trades of backtests, one row each (migration 0008)
   backtest_trades: BacktestTradesTable;
   candle_chunks: CandleChunksTable;
+  // Funding rates packed by day (migration 0009)
+  funding_chunks: FundingChunksTable;
   // Marketplace and billing (migration 0004)
   listings: ListingsTable;
   listing_tags: ListingTagsTable;
@@ -122,6 +124,10 @@ export interface BacktestsTable {
   /** JSON object of string params. */
   params: string;
   data_source: string | null;
+  /** 1 when the run pays funding, else 0 (migration 0009; 0 for backtests made before it). */
+  funding: ColumnType<number, number | undefined, number>;
+  /** Where the funding rates came from, or null (migration 0009). */
+  funding_source: ColumnType<string | null, string | null | undefined, string | null>;
   compute_ms: number;
   attempts: number;
   created_at: string;
@@ -162,6 +168,17 @@ export interface CandleChunksTable {
   day: string;
   count: number;
   /** `count` little-endian float64 sextuples: BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
+  data: Uint8Array;
+}
+
+/** Funding rates of one (source, symbol, UTC day), migration 0009. */
+export interface FundingChunksTable {
+  source: string;
+  symbol: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  count: number;
+  /** `count` little-endian float64 pairs [timeMs, rate]: BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
   data: Uint8Array;
 }
 

@@ -70,6 +70,7 @@ describe('kysely sqlite file', () => {
       '0006-deployment-leases',
       '0007-paper-accounts',
       '0008-backtest-trades',
+      '0009-funding-rates',
     ]);
     await first.close();
 

@@ -30,7 +30,8 @@ export function isTimeframe(name: string): name is TimeframeName {
   return Object.hasOwn(TIMEFRAME_MS, name);
 }
 
-function parseDay(value: string, field: string): number {
+/** 00:00 UTC of a `YYYY-MM-DD` day, or VALIDATION_FAILED naming `field`. */
+export function parseDay(value: string, field: string): number {
   const ms = DATE_RE.test(value) ? dayStartMs(value) : Number.NaN;
   if (!Number.isFinite(ms) || dayOf(ms) !== value) {
     throw new StratboxError('VALIDATION_FAILED', `Invalid ${field} "${value}": expected a UTC day YYYY-MM-DD`, [
@@ -95,6 +96,17 @@ export function daysBetween(startMs: number, endMs: number): string[] {
   const days: string[] = [];
   for (let t = Math.floor(startMs / DAY_MS) * DAY_MS; t < endMs; t += DAY_MS) days.push(dayOf(t));
   return days;
+}
+
+/** Groups sorted `YYYY-MM-DD` days into runs of consecutive days. */
+export function contiguousRuns(days: readonly string[]): Array<{ first: string; last: string }> {
+  const runs: Array<{ first: string; last: string }> = [];
+  for (const day of days) {
+    const current = runs[runs.length - 1];
+    if (current && dayStartMs(day) - dayStartMs(current.last) === DAY_MS) current.last = day;
+    else runs.push({ first: day, last: day });
+  }
+  return runs;
 }
 
 /** Open time of the first candle that has not closed yet at `nowMs`: candles opening before it are closed. */

@@ -1,18 +1,20 @@
 import type { Exchange, OHLCV } from 'ccxt';
-import { asCcxt, type CcxtExchange } from '../exchanges/ccxt-exchange.js';
-import { StratboxError, isStratboxError } from '../errors/stratbox-error.js';
-import { errorClassNames } from '../exchanges/ccxt-errors.js';
+import type { CcxtExchange } from '../exchanges/ccxt-exchange.js';
+import { StratboxError } from '../errors/stratbox-error.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { CandleSeries, MarketData } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
 import { allocateSeries, dayOf, dayStartMs, mergeSeries, sliceSeries } from './candle-series.js';
-import { DAY_MS, closedBoundary, missingDataError, resolveCandleRange, windowOf, type CandleRange } from './candle-range.js';
+import { DAY_MS, closedBoundary, contiguousRuns, missingDataError, resolveCandleRange, windowOf, type CandleRange } from './candle-range.js';
 import { createStoreCandleCache } from './cached-market-data.js';
 import { pageByDays } from './candle-page.js';
+import { createCcxtCaller, createKeyedLocks } from './ccxt-calls.js';
+import { createCcxtFundingRates } from './ccxt-funding-rates.js';
 
 /*
- * Candles of a real exchange through ccxt, cached in the Store under `ccxt:<exchange id>`.
+ * Candles (and, through ccxt-funding-rates.ts, funding rates) of a real exchange through ccxt,
+ * cached in the Store under `ccxt:<exchange id>`.
  *
  * ccxt is only a type import here: loading it takes about half a second, so the caller passes
  * an exchange instance (or a factory), and `createCcxtExchange` loads ccxt with a dynamic
@@ -31,6 +33,8 @@ export interface CcxtMarketDataOptions {
   clock?: Clock;
   /** Candles asked per `fetchOHLCV` call. Default 1000 (the exchange may answer fewer). */
   pageLimit?: number;
+  /** Funding events asked per `fetchFundingRateHistory` call. Default 1000 (the exchange may answer fewer). */
+  fundingPageLimit?: number;
   /** Tries per call when ccxt reports a network problem, timeout or rate limit. Default 4. */
   maxAttempts?: number;
   /** First pause before a retry; doubled at each further try. Default 1000 ms. */
@@ -39,20 +43,6 @@ export interface CcxtMarketDataOptions {
   maxCandles?: number;
   logger?: Logger;
 }
-
-/**
- * The ccxt error class (by name) worth another try: `OperationFailed`, ccxt's branch of
- * temporary failures: every `NetworkError` (`RequestTimeout`, `RateLimitExceeded`,
- * `DDoSProtection`, `ExchangeNotAvailable`, ...) and the exchange's own "try again" answers
- * (Binance's -1000/-1001). `ExchangeError`s (bad symbol, bad request, ...) are final.
- */
-const RETRYABLE = 'OperationFailed';
-
-function isCcxtError(names: Set<string>): boolean {
-  return names.has('BaseError') || names.has('ExchangeError') || names.has('OperationFailed');
-}
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Builds a ccxt exchange by id (`binance`, `bybit`, ...) with the rate limiter on, loading ccxt
@@ -79,58 +69,15 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
   const clock = options.clock ?? createSystemClock();
   const cache = createStoreCandleCache(options.store);
   const pageLimit = options.pageLimit ?? 1000;
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
-  const retryDelayMs = options.retryDelayMs ?? 1000;
-  const sleep = defaultSleep;
-  let exchangePromise: Promise<Exchange> | undefined;
+  const caller = createCcxtCaller(options);
+  const exchange = caller.exchange;
   /** One download at a time per (symbol, timeframe), so concurrent requests share the cache. */
-  const locks = new Map<string, Promise<unknown>>();
+  const inTurn = createKeyedLocks();
+  const funding = createCcxtFundingRates({ caller, store: options.store, clock, ...(options.fundingPageLimit ? { pageLimit: options.fundingPageLimit } : {}) });
 
-  function exchange(): Promise<Exchange> {
-    if (!exchangePromise) {
-      const given = options.exchange;
-      exchangePromise = Promise.resolve(typeof given === 'function' ? given() : given).then(asCcxt);
-      exchangePromise.catch(() => (exchangePromise = undefined));
-    }
-    return exchangePromise;
-  }
-
-  /** Runs `call`, retrying retryable ccxt errors; maps the final failure to a StratboxError. */
-  async function withRetry<T>(ex: Exchange, what: string, range: CandleRange, call: (attempt: number) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call(attempt);
-      } catch (error) {
-        if (isStratboxError(error)) throw error;
-        const names = errorClassNames(error);
-        if (!isCcxtError(names)) throw error;
-        if (names.has('BadSymbol')) {
-          throw new StratboxError(
-            'NOT_FOUND',
-            `Unknown symbol ${range.symbol} on ${ex.id}`,
-            { symbol: range.symbol, source: `ccxt:${ex.id}` },
-            { cause: error },
-          );
-        }
-        const className = error instanceof Error ? error.name : 'Error';
-        if (names.has(RETRYABLE) && attempt < maxAttempts) {
-          const delay = retryDelayMs * 2 ** (attempt - 1);
-          options.logger?.warn('Exchange call failed; retrying', { exchange: ex.id, call: what, error: className, attempt, delayMs: delay });
-          await sleep(delay);
-          continue;
-        }
-        if (names.has(RETRYABLE)) {
-          throw new StratboxError(
-            'UNAVAILABLE',
-            `${ex.id} is unavailable: ${what} for ${range.symbol} ${range.timeframe} failed ${attempt} times (${className}); try again later`,
-            undefined,
-            { cause: error },
-          );
-        }
-        throw new StratboxError('UNAVAILABLE', `${ex.id} refused ${what} for ${range.symbol} ${range.timeframe} (${className})`, undefined, { cause: error });
-      }
-    }
-  }
+  /** `caller.withRetry` naming the candles of `range` in its errors. */
+  const withRetry = <T>(ex: Exchange, what: string, range: CandleRange, call: (attempt: number) => Promise<T>) =>
+    caller.withRetry(ex, what, { symbol: range.symbol, label: `${range.symbol} ${range.timeframe}` }, call);
 
   /** Downloads the closed candles opening in [fromMs, toMs), page by page. */
   async function download(ex: Exchange, range: CandleRange, fromMs: number, toMs: number): Promise<OHLCV[]> {
@@ -225,21 +172,7 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
 
   /** Runs `load` after the running one of the same (symbol, timeframe), if any. */
   function loadInTurn(range: CandleRange, window = range): Promise<{ source: string; series: CandleSeries }> {
-    const key = `${range.symbol}\u0000${range.timeframe}`;
-    const previous = locks.get(key) ?? Promise.resolve();
-    const run = previous.then(
-      () => load(range, window),
-      () => load(range, window),
-    );
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    locks.set(key, settled);
-    void settled.then(() => {
-      if (locks.get(key) === settled) locks.delete(key);
-    });
-    return run;
+    return inTurn(`${range.symbol}\u0000${range.timeframe}`, () => load(range, window));
   }
 
   return {
@@ -255,18 +188,9 @@ export function createCcxtMarketData(options: CcxtMarketDataOptions): MarketData
       const page = await pageByDays({ ...range, endMs }, request, async (fromMs, toMs) => (await loadInTurn(range, windowOf(range, fromMs, toMs))).series);
       return { source, ...page };
     },
-  };
-}
 
-/** Groups sorted days into runs of consecutive days. */
-function contiguousRuns(days: string[]): Array<{ first: string; last: string }> {
-  const runs: Array<{ first: string; last: string }> = [];
-  for (const day of days) {
-    const current = runs[runs.length - 1];
-    if (current && dayStartMs(day) - dayStartMs(current.last) === DAY_MS) current.last = day;
-    else runs.push({ first: day, last: day });
-  }
-  return runs;
+    getFundingRates: funding.getFundingRates,
+  };
 }
 
 /** The first UTC day of [startMs, endMs) on which no candle opens, or null. */

@@ -1,12 +1,15 @@
 import { StratboxError } from '../errors/stratbox-error.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
-import type { CandlePage, CandlePageRequest, CandleRequest, CandleSeries, MarketData } from '../ports/market-data.js';
+import type { CandlePage, CandlePageRequest, CandleRequest, CandleSeries, FundingRequest, FundingSeries, MarketData } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
 import { dayOf, sliceSeries } from './candle-series.js';
 import { closedBoundary, missingDataError, resolveCandleRange, type CandleRange } from './candle-range.js';
 import { createCachedCandleSource } from './cached-market-data.js';
 import { pageOfSeries, readCandlePage } from './candle-page.js';
 import { createSyntheticMarketData } from './synthetic-market-data.js';
+import { createCachedFundingSource, createDownloadedFundingSource, type FundingProvider } from './cached-funding.js';
+import { noFundingError, resolveFundingRange } from './funding-range.js';
+import { fundingWithin } from './funding-series.js';
 
 /**
  * A source that may decline: `find` answers the request, or null when it does not hold the
@@ -26,7 +29,15 @@ export interface MarketDataOptions {
    * MarketData, answers. Default: `defaultCandleSources(store)` (CSV imports, then synthetic).
    */
   sources?: ReadonlyArray<CandleProvider | MarketData>;
-  /** Decides which candles have closed: later ones are never returned. Default: the system clock. */
+  /**
+   * Where funding rates come from, asked in order like `sources`: the first `FundingProvider`
+   * that finds the range, or the first source with `getFundingRates`, answers. Default:
+   * `defaultFundingSources(store, sources)`: funding imported from CSV, funding downloaded from
+   * an exchange, then every source of `sources` that has `getFundingRates` (by default the
+   * synthetic one), so funding comes from where candles would.
+   */
+  fundingSources?: ReadonlyArray<FundingProvider | FundingAnswerer>;
+  /** Decides which candles have closed and which funding events have happened: later ones are never returned. Default: the system clock. */
   clock?: Clock;
   /** The most candles one request may cover. Default 2,000,000. */
   maxCandles?: number;
@@ -41,6 +52,30 @@ export interface MarketDataOptions {
  */
 export function defaultCandleSources(store: Store, exchange?: MarketData): Array<CandleProvider | MarketData> {
   return [createCachedCandleSource(store, 'csv'), createDownloadedCandleSource(store), ...(exchange ? [exchange] : []), createSyntheticMarketData()];
+}
+
+/** A source that answers every funding request (data or error), as `MarketData.getFundingRates`. */
+export interface FundingAnswerer {
+  getFundingRates(request: FundingRequest): Promise<{ source: string; series: FundingSeries }>;
+}
+
+/**
+ * The default order of funding sources: funding rates imported from CSV (`importFundingCsv`,
+ * when the cache holds the whole range under `csv`), then downloaded from an exchange
+ * (`downloadFundingRates`, sources `ccxt:<id>`), then the sources of `candleSources` that have
+ * `getFundingRates` (an exchange's `createCcxtMarketData`, the synthetic generator), in their
+ * order. With an exchange among them, synthetic funding is never used.
+ */
+export function defaultFundingSources(
+  store: Store,
+  candleSources: ReadonlyArray<CandleProvider | MarketData> = defaultCandleSources(store),
+): Array<FundingProvider | FundingAnswerer> {
+  const answerers = candleSources.filter((s): s is MarketData & FundingAnswerer => typeof (s as Partial<MarketData>).getFundingRates === 'function');
+  return [createCachedFundingSource(store, 'csv'), createDownloadedFundingSource(store), ...answerers];
+}
+
+function isFundingProvider(source: FundingProvider | FundingAnswerer): source is FundingProvider {
+  return typeof (source as Partial<FundingProvider>).findFunding === 'function';
 }
 
 /**
@@ -76,7 +111,8 @@ async function findCandlePage(provider: CandleProvider, request: CandlePageReque
 
 /**
  * The MarketData a Stratbox uses for backtests and charts: it validates the request, asks the
- * sources in order, and returns only candles that have closed. A range with no data (a start
+ * sources in order, and returns only candles that have closed (and, from `getFundingRates`, only
+ * funding events that have happened, from `fundingSources`). A range with no data (a start
  * after the end, a range in the future, days a non-synthetic source lacks) is NOT_FOUND with a
  * message naming the symbol, timeframe and first missing day; a range of more than `maxCandles`
  * candles is VALIDATION_FAILED. Never an empty series. `getCandlePage` asks the sources for the
@@ -86,6 +122,7 @@ async function findCandlePage(provider: CandleProvider, request: CandlePageReque
 export function createMarketData(options: MarketDataOptions): MarketData {
   const clock = options.clock ?? createSystemClock();
   const sources = options.sources ?? defaultCandleSources(options.store);
+  const fundingSources = options.fundingSources ?? defaultFundingSources(options.store, sources);
   const maxCandles = options.maxCandles;
 
   /** The validated range, its first unclosed candle, and the request the sources get (up to the last day with closed candles). */
@@ -152,6 +189,22 @@ export function createMarketData(options: MarketDataOptions): MarketData {
       if (end === 0 && fromMs === range.startMs) throw noClosedCandles(range, answer.source);
       const nextMs = end < series.length || answer.nextMs === null || answer.nextMs >= boundary ? null : answer.nextMs;
       return { source: answer.source, series: end === series.length ? series : sliceSeries(series, 0, end), nextMs };
+    },
+
+    // Asks the funding sources for the days up to today, and keeps the events that have happened.
+    async getFundingRates(request) {
+      const range = resolveFundingRange(request);
+      const now = clock.now().getTime();
+      if (now < range.startMs) throw noFundingError(range, 'any configured source', 'the range is in the future');
+      const clean: FundingRequest = { symbol: range.symbol, startDate: range.startDate, endDate: dayOf(Math.min(range.endMs - 1, now)) };
+      for (const source of fundingSources) {
+        const answer = isFundingProvider(source) ? await source.findFunding(clean) : await source.getFundingRates(clean);
+        if (!answer) continue;
+        const series = fundingWithin(answer.series, range.startMs, Math.min(range.endMs, now + 1));
+        if (series.length === 0) throw noFundingError(range, answer.source, 'the source holds no funding event that has happened in this range');
+        return { source: answer.source, series };
+      }
+      throw noFundingError(range, 'any configured source');
     },
   };
 }

@@ -28,7 +28,7 @@ export interface ImportCandlesCsvResult {
 }
 
 /** How many problems the error lists (it also says how many there were in all). */
-const MAX_PROBLEMS = 10;
+export const MAX_PROBLEMS = 10;
 /*
  * A numeric time's unit, by size: below 1e11 seconds (1e11 s is in the year 5138), then
  * milliseconds up to 1e14, microseconds up to 1e17 (Binance's files since 2025), nanoseconds
@@ -76,10 +76,10 @@ interface Layout {
 }
 const HEADERLESS: Layout = { columns: [0, 1, 2, 3, 4, 5], width: null };
 
-const normalizeName = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+export const normalizeName = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
 
 /** True when the first row is a header: its first cell is not a time and it has a letter. */
-function isHeader(cells: string[]): boolean {
+export function isHeader(cells: string[]): boolean {
   return Number.isNaN(parseCsvTime(cells[0] ?? '')) && cells.some((c) => /[a-z]/i.test(c));
 }
 
@@ -109,7 +109,7 @@ function widthProblem(layout: Layout, count: number): string | null {
 }
 
 /** One parsed CSV record and the line it ends on. */
-interface CsvRecord {
+export interface CsvRecord {
   cells: string[];
   line: number;
 }
@@ -119,7 +119,7 @@ interface CsvRecord {
  * BOM), blank lines skipped. A malformed file (a quote never closed, ...) throws the problem
  * and its line as `{ line, message }`.
  */
-async function* records(csv: string | AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+export async function* records(csv: string | AsyncIterable<string>): AsyncGenerator<CsvRecord> {
   const parser = parse({ bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, info: true });
   const input = Readable.from(typeof csv === 'string' ? [csv] : csv);
   input.once('error', (error) => parser.destroy(error));
@@ -136,7 +136,8 @@ async function* records(csv: string | AsyncIterable<string>): AsyncGenerator<Csv
   }
 }
 
-class CsvSyntaxError extends Error {
+/** A CSV that cannot be read (a quote never closed, ...), at `line`. */
+export class CsvSyntaxError extends Error {
   constructor(
     readonly line: number,
     message: string,

@@ -1,6 +1,8 @@
 import { TIMEFRAME_MS, type CandleSeries, type MarketData, type TimeframeName } from '../ports/market-data.js';
 import { allocateSeries } from './candle-series.js';
 import { resolveCandleRange } from './candle-range.js';
+import { resolveFundingRange } from './funding-range.js';
+import { generateSyntheticFunding } from './synthetic-funding.js';
 
 /*
  * Deterministic synthetic candles, so a server runs real backtests offline with no set-up.
@@ -52,7 +54,7 @@ function mix32(x: number): number {
 }
 
 /** A uniform number in [-1, 1) from (seed, stream, index); index may be any integer below 2^53. */
-function noise(seed: number, stream: number, index: number): number {
+export function noise(seed: number, stream: number, index: number): number {
   const lo = index | 0;
   const hi = Math.floor(index / 4294967296) | 0;
   const h = mix32(seed ^ mix32(Math.imul(stream + 1, 0x9e3779b9) ^ mix32(lo ^ Math.imul(hi, 0x85ebca6b))));
@@ -215,8 +217,8 @@ export function generateSyntheticSeries(
 }
 
 /**
- * MarketData of deterministic synthetic candles, seeded by symbol: any symbol, any range, no
- * network. A page (`getCandlePage`) costs its own candles only, wherever it is in the range. It does not know the time: a caller that must not show future candles (the
+ * MarketData of deterministic synthetic candles and funding rates, seeded by symbol: any
+ * symbol, any range, no network. A page (`getCandlePage`) costs its own candles only, wherever it is in the range. It does not know the time: a caller that must not show future candles (the
  * composite `createMarketData` does this) trims them itself.
  */
 export function createSyntheticMarketData(options: SyntheticMarketDataOptions = {}): MarketData {
@@ -234,6 +236,12 @@ export function createSyntheticMarketData(options: SyntheticMarketDataOptions = 
       const to = Math.min(range.endMs, from + request.limit * range.timeframeMs);
       const series = generateSyntheticSeries(range.symbol, range.timeframe, from, Math.max(from, to), options);
       return { source, series, nextMs: to < range.endMs ? to : null };
+    },
+    // Every 8 hours from 00:00 UTC (synthetic-funding.ts), for any symbol; like the candles, it
+    // does not know the time: the composite `createMarketData` drops events still to come.
+    async getFundingRates(request) {
+      const range = resolveFundingRange(request);
+      return { source, series: generateSyntheticFunding(range.symbol, range.startMs, range.endMs) };
     },
   };
 }

@@ -55,6 +55,39 @@ export interface MarketData {
    * covers, so a page may be served where the whole range would be NOT_FOUND for a later day.
    */
   getCandlePage?(request: CandlePageRequest): Promise<CandlePage>;
+  /**
+   * Optional: the funding rates of a perpetual (LINEAR) symbol over whole UTC days, for the
+   * funding payments of backtests. Guarantees, as for `getCandles`: the events are in strictly
+   * increasing time order with no duplicate times, every event falls within [startDate 00:00,
+   * endDate 24:00) UTC and has already happened, and it is the same series for the same request
+   * every time. A range in which the source has no funding event at all (an unknown symbol, a
+   * spot market, days before the listing) is a `StratboxError` NOT_FOUND, never an empty
+   * series; days without events inside a range that has some are simply gaps. A malformed
+   * request is VALIDATION_FAILED; a provider that cannot be reached is UNAVAILABLE. Without this
+   * method, backtests run without funding.
+   */
+  getFundingRates?(request: FundingRequest): Promise<{ source: string; series: FundingSeries }>;
+}
+
+export interface FundingRequest {
+  symbol: string;
+  /** First UTC day, `YYYY-MM-DD`, inclusive. */
+  startDate: string;
+  /** Last UTC day, `YYYY-MM-DD`, inclusive. */
+  endDate: string;
+}
+
+/**
+ * Funding events of one symbol in columns, oldest first: at `time[i]` (the funding timestamp,
+ * epoch ms, strictly ascending) an open position of notional N pays `N x rate[i]` (a long pays a
+ * positive rate, a short receives it; a negative rate goes the other way). Rates are fractions
+ * per event (0.0001 is 0.01 %).
+ */
+export interface FundingSeries {
+  symbol: string;
+  length: number;
+  time: Float64Array;
+  rate: Float64Array;
 }
 
 export interface CandlePageRequest extends CandleRequest {

@@ -114,6 +114,13 @@ export interface BacktestRecord {
   params: Record<string, string>;
   /** Where the candles came from (e.g. `synthetic`, `csv`, `ccxt:binance`); null until known. */
   dataSource: string | null;
+  /** Whether the run pays funding (asked for, and LINEAR: SPOT never does). */
+  funding: boolean;
+  /**
+   * Where the funding rates came from, as `dataSource` (comma-separated when the symbols' came
+   * from several sources); null until known, when `funding` is false, or when no symbol had any.
+   */
+  fundingSource: string | null;
   /** CPU milliseconds of sandboxed execution, once finished. */
   computeMs: number;
   /** How many times a worker started this run (a run interrupted by a crash is retried once). */
@@ -152,7 +159,10 @@ export interface BacktestTradeRecord {
 
 /** Fields a worker or the service may change on a backtest. */
 export type BacktestPatch = Partial<
-  Pick<BacktestRecord, 'status' | 'progress' | 'processedBars' | 'totalBars' | 'dataSource' | 'computeMs' | 'attempts' | 'startedAt' | 'finishedAt' | 'error'>
+  Pick<
+    BacktestRecord,
+    'status' | 'progress' | 'processedBars' | 'totalBars' | 'dataSource' | 'fundingSource' | 'computeMs' | 'attempts' | 'startedAt' | 'finishedAt' | 'error'
+  >
 >;
 
 /**
@@ -360,6 +370,35 @@ export interface CandleRepository {
   listSources(symbol: string, timeframe: string): Promise<string[]>;
 }
 
+/**
+ * Funding rates packed by day: `data` holds `count` events as consecutive float64 pairs
+ * `[timeMs, rate]`, little-endian, in time order. A chunk written with no event records a day
+ * known to hold none.
+ */
+export interface FundingChunkRecord {
+  source: string;
+  symbol: string;
+  /** UTC day `YYYY-MM-DD` the events fall in. */
+  day: string;
+  count: number;
+  data: Uint8Array;
+}
+
+/**
+ * The funding-rate cache, like `CandleRepository` without a timeframe: one chunk per (source,
+ * symbol, UTC day). Not scoped to users (market data is shared).
+ */
+export interface FundingRateRepository {
+  /** Inserts or replaces chunks, keyed by (source, symbol, day); the last of a key given twice wins. */
+  putChunks(chunks: FundingChunkRecord[]): Promise<void>;
+  /** Chunks whose day is within [fromDay, toDay], in day order; the bytes come back exactly as written. */
+  getChunks(source: string, symbol: string, fromDay: string, toDay: string): Promise<FundingChunkRecord[]>;
+  /** How many chunks have their day within [fromDay, toDay] and the sum of their `count`, without reading their data. */
+  countChunks(source: string, symbol: string, fromDay: string, toDay: string): Promise<{ days: number; rates: number }>;
+  /** The sources that hold any chunk of this symbol, in name order. */
+  listSources(symbol: string): Promise<string[]>;
+}
+
 /** A stored exchange credential. Its secrets are sealed; only `keyHint` of the key is in clear. */
 export interface CredentialRecord {
   id: string;
@@ -493,6 +532,7 @@ export interface StoreRepositories {
   deploymentLogs: DeploymentLogRepository;
   backtests: BacktestRepository;
   candles: CandleRepository;
+  fundingRates: FundingRateRepository;
   // Live trading (credentials and orders)
   credentials: CredentialRepository;
   orders: OrderRepository;

@@ -4,6 +4,7 @@ import type {
   BacktestRecord,
   BacktestResultRecord,
   CandleChunkRecord,
+  FundingChunkRecord,
   StoredDeploymentLogRecord,
   DeploymentRecord,
   Store,
@@ -39,6 +40,8 @@ interface State {
   backtestResults: Map<string, BacktestResultRecord>;
   /** By `chunkKey`. */
   candles: Map<string, CandleChunkRecord>;
+  /** By `fundingKey`. */
+  fundingChunks: Map<string, FundingChunkRecord>;
   /** Listings, purchases, reviews, subscriptions, usage... (memory-marketplace-billing.ts). */
   marketplaceBilling: MarketplaceBillingState;
   /** Credentials and live orders (memory-live-trading.ts). */
@@ -57,6 +60,7 @@ const emptyState = (): State => ({
   backtests: new Map(),
   backtestResults: new Map(),
   candles: new Map(),
+  fundingChunks: new Map(),
   marketplaceBilling: emptyMarketplaceBillingState(),
   liveTrading: emptyLiveTradingState(),
 });
@@ -78,6 +82,7 @@ const cloneState = (s: State): State => ({
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
   candles: new Map(s.candles),
+  fundingChunks: new Map(s.fundingChunks),
   marketplaceBilling: cloneMarketplaceBillingState(s.marketplaceBilling),
   liveTrading: cloneLiveTradingState(s.liveTrading),
 });
@@ -88,6 +93,10 @@ const chunkKey = (source: string, symbol: string, timeframe: string, day: string
 /** A copy of exactly the bytes of `data` (not of the whole buffer it may be a view of). */
 const copyBytes = (data: Uint8Array) => new Uint8Array(data);
 const copyChunk = (c: CandleChunkRecord): CandleChunkRecord => ({ ...c, data: copyBytes(c.data) });
+const fundingKey = (source: string, symbol: string, day: string) => JSON.stringify([source, symbol, day]);
+const copyFundingChunk = (c: FundingChunkRecord): FundingChunkRecord => ({ ...c, data: copyBytes(c.data) });
+const fundingWithin = (state: State, source: string, symbol: string, fromDay: string, toDay: string) =>
+  [...state.fundingChunks.values()].filter((c) => c.source === source && c.symbol === symbol && c.day >= fromDay && c.day <= toDay);
 const chunksWithin = (state: State, source: string, symbol: string, timeframe: string, fromDay: string, toDay: string) =>
   [...state.candles.values()].filter((c) => c.source === source && c.symbol === symbol && c.timeframe === timeframe && c.day >= fromDay && c.day <= toDay);
 
@@ -411,6 +420,28 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
       async listSources(symbol, timeframe) {
         const sources = new Set<string>();
         for (const c of get().candles.values()) if (c.symbol === symbol && c.timeframe === timeframe) sources.add(c.source);
+        return [...sources].sort();
+      },
+    },
+    fundingRates: {
+      async putChunks(chunks) {
+        const values = chunks.map(copyFundingChunk);
+        write((state) => {
+          for (const c of values) state.fundingChunks.set(fundingKey(c.source, c.symbol, c.day), c);
+        });
+      },
+      async getChunks(source, symbol, fromDay, toDay) {
+        return fundingWithin(get(), source, symbol, fromDay, toDay)
+          .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
+          .map(copyFundingChunk);
+      },
+      async countChunks(source, symbol, fromDay, toDay) {
+        const chunks = fundingWithin(get(), source, symbol, fromDay, toDay);
+        return { days: chunks.length, rates: chunks.reduce((sum, c) => sum + c.count, 0) };
+      },
+      async listSources(symbol) {
+        const sources = new Set<string>();
+        for (const c of get().fundingChunks.values()) if (c.symbol === symbol) sources.add(c.source);
         return [...sources].sort();
       },
     },

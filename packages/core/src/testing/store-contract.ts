@@ -16,6 +16,7 @@ import { describeLiveTradingContract } from './store-contract-live-trading.js';
 import { describeBacktestTradesContract, readResult } from './store-contract-backtest-trades.js';
 import { describeDeploymentLifecycleContract } from './store-contract-deployments.js';
 import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
+import { describeFundingRatesContract } from './store-contract-funding.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -91,6 +92,8 @@ function backtest(userId: string, overrides: Partial<BacktestRecord> = {}): Back
     initialCapital: 10_000,
     params: { fast: '12', slow: '26' },
     dataSource: null,
+    funding: true,
+    fundingSource: null,
     computeMs: 0,
     attempts: 0,
     createdAt: at(0),
@@ -686,6 +689,8 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           initialCapital: 1_234_567.891_234_5,
           params: { fast: '12', 'with "quotes"': 'and \\ back', empty: '' },
           dataSource: 'ccxt:binance',
+          funding: false,
+          fundingSource: 'csv,ccxt:binance',
           computeMs: 1234.5678,
           attempts: 2,
           createdAt: at(10),
@@ -879,6 +884,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
             processedBars: 700_001,
             totalBars: 1_600_000,
             dataSource: 'ccxt:binance',
+            fundingSource: 'synthetic,ünï 🚀',
             computeMs: 987.654_321,
             attempts: 2,
             startedAt: at(2),
@@ -895,6 +901,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
             processedBars: 0,
             totalBars: 0,
             dataSource: null,
+            fundingSource: null,
             computeMs: 0,
             attempts: 3,
             startedAt: null,
@@ -1312,6 +1319,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
         expect(await store.candles.listSources(`${key.symbol}3`, key.timeframe)).toEqual([]);
       });
     });
+
+    // The funding-rate cache (store-contract-funding.ts).
+    describeFundingRatesContract(() => ({ store }));
 
     // Credentials and live orders (store-contract-live-trading.ts).
     describeLiveTradingContract(() => ({ store, userId, otherUserId }));

@@ -8,6 +8,7 @@ import { deploymentLogsMigration } from './0005-deployment-logs.js';
 import { deploymentLeasesMigration } from './0006-deployment-leases.js';
 import { paperAccountsMigration } from './0007-paper-accounts.js';
 import { backtestTradesMigration } from './0008-backtest-trades.js';
+import { fundingRatesMigration } from './0009-funding-rates.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -25,6 +26,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0006-deployment-leases': deploymentLeasesMigration(dialect),
         '0007-paper-accounts': paperAccountsMigration(dialect),
         '0008-backtest-trades': backtestTradesMigration(dialect),
+        '0009-funding-rates': fundingRatesMigration(dialect),
       };
     },
   };

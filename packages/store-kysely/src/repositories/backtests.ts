@@ -27,6 +27,8 @@ function toRow(b: BacktestRecord): Insertable<BacktestsTable> {
     initial_capital: b.initialCapital,
     params: JSON.stringify(b.params),
     data_source: b.dataSource,
+    funding: b.funding ? 1 : 0,
+    funding_source: b.fundingSource,
     compute_ms: b.computeMs,
     attempts: b.attempts,
     created_at: b.createdAt,
@@ -57,6 +59,8 @@ function toBacktest(row: Selectable<BacktestsTable>): BacktestRecord {
     initialCapital: row.initial_capital,
     params: JSON.parse(row.params) as Record<string, string>,
     dataSource: row.data_source,
+    funding: Number(row.funding) === 1,
+    fundingSource: row.funding_source,
     computeMs: row.compute_ms,
     attempts: row.attempts,
     createdAt: row.created_at,
@@ -74,6 +78,7 @@ function toUpdate(patch: BacktestPatch): Updateable<BacktestsTable> {
   if (patch.processedBars !== undefined) set.processed_bars = patch.processedBars;
   if (patch.totalBars !== undefined) set.total_bars = patch.totalBars;
   if (patch.dataSource !== undefined) set.data_source = patch.dataSource;
+  if (patch.fundingSource !== undefined) set.funding_source = patch.fundingSource;
   if (patch.computeMs !== undefined) set.compute_ms = patch.computeMs;
   if (patch.attempts !== undefined) set.attempts = patch.attempts;
   if (patch.startedAt !== undefined) set.started_at = patch.startedAt;

@@ -3,6 +3,7 @@ import { createApiKeyRepository } from './api-keys.js';
 import { createBacktestRepository } from './backtests.js';
 import { createCandleRepository } from './candles.js';
 import { createCredentialRepository } from './credentials.js';
+import { createFundingRateRepository } from './funding-rates.js';
 import { createDeploymentLogRepository, createDeploymentRepository } from './deployments.js';
 import { createOrderRepository } from './orders.js';
 import { createPaperAccountRepository } from './paper-accounts.js';
@@ -30,6 +31,7 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     deploymentLogs: createDeploymentLogRepository(context),
     backtests: createBacktestRepository(context),
     candles: createCandleRepository(context),
+    fundingRates: createFundingRateRepository(context),
     credentials: createCredentialRepository(context),
     orders: createOrderRepository(context),
     paperAccounts: createPaperAccountRepository(context),
