@@ -39,6 +39,10 @@ export const CreateBacktestBody = z
     slippage: z.number().min(0).max(0.1).default(0),
     initialCapital: z.number().positive().max(1e12).default(10_000),
     params: ParamMap.default({}),
+    funding: z.boolean().default(true).meta({
+      description:
+        'Pay funding on LINEAR (perpetual) positions, from the funding rates of the market data (synthetic by default). `false` turns it off. Ignored for `SPOT`: spot has no funding.',
+    }),
   })
   .refine((b) => b.startDate <= b.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] })
   .refine((b) => !spotLeverageProblem(b.marketType, b.leverage), { message: SPOT_LEVERAGE_MESSAGE, path: ['leverage'] });
@@ -62,6 +66,11 @@ export const BacktestSummary = z.object({
   initialCapital: z.number(),
   params: z.record(z.string(), z.string()),
   dataSource: z.string().nullable(),
+  funding: z.boolean().meta({ description: 'Whether the run pays funding: asked for (the default) and LINEAR. Always false for SPOT.' }),
+  fundingSource: z.string().nullable().meta({
+    description:
+      'Where the funding rates came from (`synthetic`, `csv`, `ccxt:<exchange>`; comma-separated when symbols differ). Null until the run starts, when `funding` is false, or when the market data had no funding rates for any symbol (the run then paid none).',
+  }),
   createdAt: Timestamp,
   startedAt: Timestamp.nullable(),
   finishedAt: Timestamp.nullable(),

@@ -24,6 +24,12 @@ export interface BacktestRunInput {
   marketType: 'LINEAR' | 'SPOT';
   /** Seeds the guest's PRNG, so a run can be repeated exactly. */
   seed: number;
+  /**
+   * Funding events per symbol (LINEAR only): at each `time` (epoch ms, strictly ascending) an
+   * open position pays its notional times `rate`. A symbol without an entry pays no funding.
+   * Default: none.
+   */
+  funding?: Record<string, { time: Float64Array; rate: Float64Array }>;
 }
 
 export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestId' | 'tradeCount'> {

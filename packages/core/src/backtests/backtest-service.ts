@@ -92,6 +92,9 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         initialCapital: body.initialCapital,
         params: body.params,
         dataSource: null,
+        // SPOT has no funding: a request for it is ignored, and the record says the run pays none.
+        funding: body.funding && marketType === 'LINEAR',
+        fundingSource: null,
         computeMs: 0,
         attempts: 0,
         createdAt: now,

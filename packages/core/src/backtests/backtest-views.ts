@@ -20,6 +20,8 @@ export function toBacktestSummary(r: BacktestRecord): BacktestSummary {
     initialCapital: r.initialCapital,
     params: r.params,
     dataSource: r.dataSource,
+    funding: r.funding,
+    fundingSource: r.fundingSource,
     createdAt: r.createdAt,
     startedAt: r.startedAt,
     finishedAt: r.finishedAt,

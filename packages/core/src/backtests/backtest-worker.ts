@@ -12,6 +12,7 @@ import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
 import { tradesToStore } from './stored-trades.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
+import { loadBacktestFunding } from './load-backtest-funding.js';
 
 export interface BacktestWorkerDeps {
   store: Store;
@@ -82,8 +83,9 @@ function runError(error: unknown): { code: string; message: string } {
 }
 
 /**
- * Takes backtest jobs from the queue and runs them: candles from market data, the strategy in
- * the sandbox, results and state into the Store, progress onto the event bus. Every state
+ * Takes backtest jobs from the queue and runs them: candles (and funding rates, for LINEAR runs
+ * that pay funding) from market data, the strategy in the sandbox, results and state into the
+ * Store, progress onto the event bus. Every state
  * change is a compare-and-set in the Store, so a cancelled run never turns completed and a
  * job delivered twice runs once.
  */
@@ -173,7 +175,15 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       if (series.every((s) => s.length === 0 || s.time[s.length - 1]! < startTime)) {
         throw Object.assign(new Error('No candles in the requested range'), { code: 'DATA_NOT_FOUND' });
       }
-      await store.backtests.transition(record.id, ['running'], { dataSource, totalBars });
+      // Funding (LINEAR only; the service stores funding: false for SPOT): a symbol without rates runs without funding.
+      const funding =
+        record.funding && record.marketType === 'LINEAR'
+          ? await loadBacktestFunding(marketData, { symbols: record.symbols, startDate: record.startDate, endDate: record.endDate })
+          : null;
+      if (funding && funding.missing.length > 0) {
+        logger.info('Backtest runs without funding for symbols with no funding rates', { backtestId: record.id, symbols: funding.missing });
+      }
+      await store.backtests.transition(record.id, ['running'], { dataSource, fundingSource: funding?.source ?? null, totalBars });
       signal.throwIfAborted();
 
       let lastPublished = 0;
@@ -189,6 +199,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           params: record.params,
           marketType: record.marketType,
           seed: seedOf(record),
+          ...(funding && funding.source !== null ? { funding: funding.funding } : {}),
         },
         {
           signal,
