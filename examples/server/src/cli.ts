@@ -1,6 +1,15 @@
 import { createReadStream, statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { createJsonLogger, createSilentLogger, createStratbox, downloadCandles, importCandlesCsv, isTimeframe, type TimeframeName } from '@stratbox/core';
+import {
+  createJsonLogger,
+  createSilentLogger,
+  createStratbox,
+  downloadCandles,
+  importCandlesCsv,
+  importFundingCsv,
+  isTimeframe,
+  type TimeframeName,
+} from '@stratbox/core';
 import { runBacktestCommand, type BacktestCommandOptions } from './cli-backtest.js';
 import { createProgress, formatTable, printResult } from './cli-output.js';
 import { readConfig } from './config.js';
@@ -50,11 +59,12 @@ async function createUser(name: string): Promise<void> {
   });
 }
 
-async function importCsv(symbol: string, tf: TimeframeName, file: string, options: { json: boolean; progress: boolean }): Promise<void> {
+/** The file's text in pieces, reporting progress (in MB) when it is large enough and progress is on. */
+function readWithProgress(file: string, label: string, showProgress: boolean) {
   const size = statSync(file).size;
-  const progress = createProgress(`import ${file}`, 'MB', options.progress && size >= PROGRESS_MIN_BYTES);
+  const progress = createProgress(label, 'MB', showProgress && size >= PROGRESS_MIN_BYTES);
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
-  async function* counted(): AsyncGenerator<string> {
+  async function* pieces(): AsyncGenerator<string> {
     let read = 0;
     for await (const piece of createReadStream(file, { encoding: 'utf8' }) as AsyncIterable<string>) {
       read += Buffer.byteLength(piece);
@@ -62,7 +72,36 @@ async function importCsv(symbol: string, tf: TimeframeName, file: string, option
       yield piece;
     }
   }
-  const result = await withStore((store) => importCandlesCsv({ store, symbol, timeframe: tf, csv: counted() })).finally(() => progress.stop());
+  return { pieces, done: () => progress.stop() };
+}
+
+async function importCsv(
+  symbol: string,
+  tf: TimeframeName | undefined,
+  file: string | undefined,
+  options: { json: boolean; progress: boolean; funding?: string },
+): Promise<void> {
+  if (options.funding !== undefined) {
+    if (tf !== undefined || file !== undefined) {
+      throw new InvalidArgumentError('With --funding <file>, give only the symbol: import candles and funding rates in two commands.');
+    }
+    const fundingFile = options.funding;
+    const reading = readWithProgress(fundingFile, `import ${fundingFile}`, options.progress);
+    const result = await withStore((store) => importFundingCsv({ store, symbol, csv: reading.pieces() })).finally(reading.done);
+    printResult(options.json, result, () =>
+      formatTable([
+        ['imported', `${result.imported} funding rates`],
+        ['first', result.firstTime],
+        ['last', result.lastTime],
+      ]),
+    );
+    return;
+  }
+  if (tf === undefined || file === undefined) {
+    throw new InvalidArgumentError('Give <timeframe> <file> to import candles, or --funding <file> to import funding rates.');
+  }
+  const reading = readWithProgress(file, `import ${file}`, options.progress);
+  const result = await withStore((store) => importCandlesCsv({ store, symbol, timeframe: tf, csv: reading.pieces() })).finally(reading.done);
   printResult(options.json, result, () =>
     formatTable([
       ['imported', `${result.imported} candles`],
@@ -130,19 +169,27 @@ function createProgram(): Command {
 
   program
     .command('import-csv')
-    .summary('import candles from a CSV file (any column order, quoted fields, Binance klines)')
+    .summary('import candles, or funding rates (--funding), from a CSV file (any column order, quoted fields, Binance files)')
     .description(
       'Import candles from a CSV file into the candle cache (source "csv"), used by backtests and charts for the ranges it covers. ' +
         'Columns are placed by a header, in any order (time/timestamp/open_time, open, high, low, close, volume; others ignored); ' +
         "without one, rows are time,open,high,low,close,volume or Binance's 12-column klines. Quoted fields are read. " +
-        'Times: epoch s, ms, µs or ns, or ISO 8601 (UTC unless a zone is given). Nothing is imported if a row is invalid.',
+        'Times: epoch s, ms, µs or ns, or ISO 8601 (UTC unless a zone is given). Nothing is imported if a row is invalid.\n\n' +
+        'With --funding <file> (and no timeframe), import the funding rates of a perpetual instead, into the funding cache (source "csv"), ' +
+        'paid by LINEAR backtests over the ranges it covers: columns time (or timestamp, funding_time, calc_time) and rate (or funding_rate, ' +
+        "last_funding_rate), by a header in any order (Binance's monthly fundingRate files as they are), or time,rate without one. " +
+        'A rate is a fraction per funding event: 0.0001 is 0.01 %.',
     )
     .argument('<symbol>', 'market symbol, e.g. BTC/USDT:USDT')
-    .argument('<timeframe>', 'candle timeframe, e.g. 1h', timeframe)
-    .argument('<file>', 'the CSV file')
+    .argument('[timeframe]', 'candle timeframe, e.g. 1h (not with --funding)', timeframe)
+    .argument('[file]', 'the CSV file of candles (not with --funding)')
+    .option('--funding <file>', 'import this CSV file of funding rates (time,rate) instead of candles')
     .addOption(json())
     .addOption(noProgress())
-    .addHelpText('after', '\nExample:\n  stratbox import-csv BTC/USDT:USDT 1h ./BTCUSDT-1h-2024-01.csv')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  stratbox import-csv BTC/USDT:USDT 1h ./BTCUSDT-1h-2024-01.csv\n  stratbox import-csv BTC/USDT:USDT --funding ./BTCUSDT-fundingRate-2024-01.csv',
+    )
     .action(importCsv);
 
   program
