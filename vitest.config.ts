@@ -8,5 +8,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // `pnpm coverage:engine`: coverage of the engine's typed modules (the guest runtime and the
+    // shared model) by the tests that run them directly in the host; `pnpm test` enforces the floor.
+    coverage: {
+      provider: 'v8',
+      include: ['packages/core/src/engine/**/*.ts'],
+      exclude: ['**/*.test.ts', 'packages/core/src/engine/guest-bundle.ts', 'packages/core/src/engine/guest-script.ts'],
+      reporter: ['text'],
+      reportsDirectory: 'node_modules/.coverage/engine',
+      thresholds: { lines: 80, branches: 70 },
+    },
   },
 });

@@ -12,36 +12,12 @@
  *   The host marks equity at every close from these.
  * - trades out: `TRADE_FIELDS` numbers per closed trade.
  */
-import { createBacktestAccount } from './backtest-account.js';
-import { createBacktestCtx } from './backtest-ctx.js';
-import { createBacktestLoop, type HostRegister } from './backtest-loop.js';
-import { createBacktestOrders } from './backtest-orders.js';
+import type { HostRegister } from './backtest-loop.js';
+import { type BacktestRun, type BacktestRunConfig, createBacktestRun, type StrategyModule } from './backtest-run.js';
 import { createRandom, installDeterminism } from './determinism.js';
 import { createErrorRecorder, readExports, readMeta } from './errors.js';
 import { freeze, jsonParse } from './intrinsics.js';
-import { createLogBuffer } from './log-buffer.js';
-import { createOrderEventQueue } from './order-events.js';
-
-/** What the host sends with `start`. */
-interface RunConfig {
-  symbols: string[];
-  params: unknown;
-  initialCapital: number;
-  maker: number;
-  taker: number;
-  leverage: number;
-  slippage: number;
-  maintenanceMarginRate: number;
-  allowShort: boolean;
-  liquidation: boolean;
-  lastTimes: number[];
-  lastCloses: number[];
-  maxIndicators: number;
-  funding: Array<{ time: number[]; rate: number[] } | null>;
-}
-
-type StrategyModule = { onCandle?: unknown; onOrder?: unknown } & Record<string, unknown>;
-type Run = { runBatch(buf: ArrayBuffer, n: number): number; drainStates(): ArrayBuffer; drainTrades(): ArrayBuffer; finish(): ArrayBuffer | null };
+import { createLogBuffer, installConsole } from './log-buffer.js';
 
 /** Creates the runtime; `bootJson` holds the seed, the start time and the log limits. */
 export function createRuntime(bootJson: string) {
@@ -52,49 +28,24 @@ export function createRuntime(bootJson: string) {
   const random = createRandom(boot.seed);
   installDeterminism(random, clock);
   const logs = createLogBuffer({ maxLines: boot.maxLogLines, maxBytes: boot.maxLogBytes, scope: '', now: clock });
+  installConsole(logs);
   const errors = createErrorRecorder(logs);
-  let run: Run | null = null;
+  let run: BacktestRun | null = null;
+  const guarded =
+    <A extends unknown[], R>(fn: (...args: A) => R, failed: R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args);
+      } catch (e) {
+        errors.describe(e);
+        return failed;
+      }
+    };
 
   function start(ns: StrategyModule, hostRegister: HostRegister, runJson: string): boolean {
-    const cfg = jsonParse(runJson) as RunConfig;
-    const onCandle = ns.onCandle as (ctx: unknown, candle: unknown) => void;
-    const onOrder = ns.onOrder as ((ctx: unknown, event: unknown) => void) | undefined;
-    if (typeof onCandle !== 'function') throw new TypeError('The strategy must export a function onCandle(ctx, candle)');
-    if (onOrder !== undefined && typeof onOrder !== 'function') throw new TypeError('onOrder, when exported, must be a function');
-    const nSym = cfg.symbols.length;
-    const events = createOrderEventQueue(typeof onOrder === 'function', clock);
-    const book = createBacktestAccount(cfg, events, clock);
-    const orders = createBacktestOrders(cfg, book, events, clock);
-    const loop = createBacktestLoop(cfg.symbols, hostRegister, cfg.maxIndicators, boot.startTime, { book, orders, events, logs, onCandle, onOrder });
-    timeSource = loop.now;
-    loop.setCtx(createBacktestCtx({ symbols: cfg.symbols, params: cfg.params, book, orders, loop, log: logs.log, random, now: clock }));
-
-    function runBatch(buf: ArrayBuffer, n: number): number {
-      try {
-        return loop.runBatch(buf, n);
-      } catch (e) {
-        errors.describe(e);
-        return -1;
-      }
-    }
-
-    /* Closes what is still open at each symbol's last close (taker fee), drops pending orders. */
-    function finish(): ArrayBuffer | null {
-      try {
-        for (let s = 0; s < nSym; s++) {
-          loop.setNow(cfg.lastTimes[s]!);
-          book.closeAtEnd(s, cfg.lastCloses[s]!, cfg.lastTimes[s]!);
-        }
-        orders.clear();
-        events.list.length = 0;
-        return book.final();
-      } catch (e) {
-        errors.describe(e);
-        return null;
-      }
-    }
-
-    run = { runBatch, drainStates: book.drainStates, drainTrades: book.drainTrades, finish };
+    const cfg = jsonParse(runJson) as BacktestRunConfig;
+    run = createBacktestRun(cfg, ns, hostRegister, { logs, random, startTime: boot.startTime });
+    timeSource = run.now;
     return true;
   }
 
@@ -102,11 +53,11 @@ export function createRuntime(bootJson: string) {
     readMeta,
     readExports,
     start,
-    runBatch: (buf: ArrayBuffer, n: number) => run!.runBatch(buf, n),
+    runBatch: guarded((buf: ArrayBuffer, n: number) => run!.runBatch(buf, n), -1),
     drainStates: () => run!.drainStates(),
     drainTrades: () => run!.drainTrades(),
     drainLogs: () => logs.drain(),
-    finish: () => run!.finish(),
+    finish: guarded(() => run!.finish(), null),
     lastError: errors.lastError,
     describe: (e: unknown) => {
       errors.describe(e);

@@ -13,6 +13,8 @@ export interface LogBuffer {
   readonly scope: string;
   /** `ctx.log` and `console.log`: one line at level info. */
   log: (...args: unknown[]) => void;
+  /** One line of `args` at `level`; throws once past the limit. */
+  write(level: LogLevel, args: ArrayLike<unknown>): void;
   /** Whether lines were written since the last drain. */
   hasLines(): boolean;
   /** The lines written since the last drain (or take), as JSON `[[time, level, text], ...]`. */
@@ -26,7 +28,7 @@ export interface LogBuffer {
 /** Lines longer than this are cut. */
 const MAX_LINE = 2000;
 
-/** A log buffer whose lines are stamped with `now()`; installs it as the guest's `console`. */
+/** A log buffer whose lines are stamped with `now()`. */
 export function createLogBuffer(options: { maxLines: number; maxBytes: number; scope: string; now: () => number }): LogBuffer {
   let lines: Array<[number, LogLevel, string]> = [];
   let count = 0;
@@ -51,6 +53,7 @@ export function createLogBuffer(options: { maxLines: number; maxBytes: number; s
     maxBytes: options.maxBytes,
     scope: options.scope,
     log,
+    write,
     hasLines: () => lines.length > 0,
     drain() {
       return lines.length === 0 ? '[]' : jsonStringify(buffer.take());
@@ -67,12 +70,16 @@ export function createLogBuffer(options: { maxLines: number; maxBytes: number; s
       buffer.hit = false;
     },
   };
-  (globalThis as unknown as { console: unknown }).console = freeze({
-    log,
-    info: log,
-    warn: (...args: unknown[]) => write('warn', args),
-    error: (...args: unknown[]) => write('error', args),
-    debug: (...args: unknown[]) => write('debug', args),
-  });
   return buffer;
+}
+
+/** Makes `console.log/info/warn/error/debug` write to `logs` (the guest has no other console). */
+export function installConsole(logs: LogBuffer): void {
+  (globalThis as unknown as { console: unknown }).console = freeze({
+    log: logs.log,
+    info: logs.log,
+    warn: (...args: unknown[]) => logs.write('warn', args),
+    error: (...args: unknown[]) => logs.write('error', args),
+    debug: (...args: unknown[]) => logs.write('debug', args),
+  });
 }

@@ -1,0 +1,80 @@
+import { createBacktestAccount } from './backtest-account.js';
+import { createBacktestCtx } from './backtest-ctx.js';
+import { createBacktestLoop, type HostRegister } from './backtest-loop.js';
+import { createBacktestOrders } from './backtest-orders.js';
+import type { LogBuffer } from './log-buffer.js';
+import { createOrderEventQueue } from './order-events.js';
+
+/** What the host sends with `start`: the run's symbols, parameters, money and model settings. */
+export interface BacktestRunConfig {
+  symbols: string[];
+  params: unknown;
+  initialCapital: number;
+  maker: number;
+  taker: number;
+  leverage: number;
+  slippage: number;
+  maintenanceMarginRate: number;
+  allowShort: boolean;
+  liquidation: boolean;
+  lastTimes: number[];
+  lastCloses: number[];
+  maxIndicators: number;
+  funding: Array<{ time: number[]; rate: number[] } | null>;
+}
+
+export type StrategyModule = { onCandle?: unknown; onOrder?: unknown } & Record<string, unknown>;
+
+/** One backtest inside the guest: batches in, account changes, trades and the final marks out. */
+export interface BacktestRun {
+  /** Runs a batch (see backtest-runtime.ts); answers flags: 1 trades, 2 logs, 4 account changes. Throws what the strategy threw. */
+  runBatch(buf: ArrayBuffer, n: number): number;
+  drainStates(): ArrayBuffer;
+  drainTrades(): ArrayBuffer;
+  /** Closes what is still open at each symbol's last close (taker fee), drops pending orders; answers cash, then each symbol's final mark. */
+  finish(): ArrayBuffer;
+  /** The time of the candle being processed. */
+  now(): number;
+}
+
+/**
+ * Builds a backtest from the strategy's module: its account, orders, candle loop and `ctx`.
+ * Plain code over plain data: the guest runtime calls it inside QuickJS, and tests call it in
+ * the host directly.
+ */
+export function createBacktestRun(
+  cfg: BacktestRunConfig,
+  ns: StrategyModule,
+  hostRegister: HostRegister,
+  env: { logs: LogBuffer; random: () => number; startTime: number },
+): BacktestRun {
+  const onCandle = ns.onCandle as (ctx: unknown, candle: unknown) => void;
+  const onOrder = ns.onOrder as ((ctx: unknown, event: unknown) => void) | undefined;
+  if (typeof onCandle !== 'function') throw new TypeError('The strategy must export a function onCandle(ctx, candle)');
+  if (onOrder !== undefined && typeof onOrder !== 'function') throw new TypeError('onOrder, when exported, must be a function');
+  const nSym = cfg.symbols.length;
+  const { logs } = env;
+  let loopNow = () => env.startTime;
+  const clock = () => loopNow();
+  const events = createOrderEventQueue(typeof onOrder === 'function', clock);
+  const book = createBacktestAccount(cfg, events, clock);
+  const orders = createBacktestOrders(cfg, book, events, clock);
+  const loop = createBacktestLoop(cfg.symbols, hostRegister, cfg.maxIndicators, env.startTime, { book, orders, events, logs, onCandle, onOrder });
+  loopNow = loop.now;
+  loop.setCtx(createBacktestCtx({ symbols: cfg.symbols, params: cfg.params, book, orders, loop, log: logs.log, random: env.random, now: loop.now }));
+  return {
+    runBatch: loop.runBatch,
+    drainStates: book.drainStates,
+    drainTrades: book.drainTrades,
+    now: loop.now,
+    finish() {
+      for (let s = 0; s < nSym; s++) {
+        loop.setNow(cfg.lastTimes[s]!);
+        book.closeAtEnd(s, cfg.lastCloses[s]!, cfg.lastTimes[s]!);
+      }
+      orders.clear();
+      events.list.length = 0;
+      return book.final();
+    },
+  };
+}
