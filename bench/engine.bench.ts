@@ -9,7 +9,8 @@
  * Targets (issue): >= 500,000 bars/s through the sandbox, 525,600 candles in under 2 s.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { createSandboxPool, type QuickJSBuild } from '../packages/core/src/sandbox/index.js';
+import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
+import type { QuickJSBuild } from '../packages/core/src/sandbox/index.js';
 import type { CandleColumns } from '../packages/core/src/backtests/engine/index.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);

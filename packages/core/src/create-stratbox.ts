@@ -19,7 +19,7 @@ import { createBacktestService, type BacktestService } from './backtests/backtes
 import { createBacktestWorker, type BacktestRecovery } from './backtests/backtest-worker.js';
 import { createSandboxExecutor } from './backtests/sandbox-executor.js';
 import { checkMaxBacktestTrades } from './backtests/stored-trades.js';
-import { createSandboxPool, type SandboxPoolOptions } from './sandbox/sandbox-pool.js';
+import { createSandboxPool, type SandboxPoolOptions } from './backtests/engine/backtest-pool.js';
 import { checkSourceShape } from './sandbox/source-shape.js';
 import { createBillingServices, type BillingConfig, type BillingServices } from './billing/create-billing-services.js';
 import { createMarketplaceServices, type MarketplaceServices } from './marketplace/create-marketplace-services.js';
@@ -27,9 +27,10 @@ import type { SecretBox } from './ports/secret-box.js';
 import { createAesGcmSecretBox, generateMasterKey } from './credentials/index.js';
 import { createCredentialService, type CredentialService } from './credentials/credential-service.js';
 import { createCandlePriceSource } from './exchanges/candle-price-source.js';
+import { createMarketDataFundingSource } from './exchanges/paper-funding-source.js';
 import { createExchangeClientPool, type ExchangeClientPool } from './exchanges/exchange-client-pool.js';
 import { createStorePaperPersistence } from './exchanges/paper-persistence.js';
-import { createLiveSandbox, type LiveSandboxOptions } from './sandbox/live-sandbox.js';
+import { createLiveSandbox, type LiveSandboxOptions } from './deployments/live-sandbox.js';
 import { createDeploymentService, type DeploymentService } from './deployments/deployment-service.js';
 import { createDeploymentSupervisor, type DeploymentSupervisorOptions } from './deployments/supervisor.js';
 import { createDeploymentLogWriter } from './deployments/deployment-log.js';
@@ -192,6 +193,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       logger,
       paper: {
         prices: createCandlePriceSource({ marketData, clock }),
+        funding: createMarketDataFundingSource({ marketData, clock }),
         clock,
         persistence: (credentialId, marketType) => createStorePaperPersistence(store, clock, credentialId, marketType),
       },

@@ -18,6 +18,24 @@ export * from './ports/market-data.js';
 export type { Job, JobHandler, JobQueue, ProcessOptions } from './ports/job-queue.js';
 export { createInProcessJobQueue } from './queue/in-process-job-queue.js';
 export * from './sandbox/index.js';
+export {
+  createSandboxPool,
+  type SandboxPool,
+  type SandboxPoolOptions,
+  type RunOptions,
+  type BacktestProgress,
+  type StrategyInfo,
+} from './backtests/engine/backtest-pool.js';
+export type {
+  BacktestJob,
+  BacktestResult,
+  BacktestTrade,
+  BacktestEquityPoint,
+  BacktestLogLine,
+  CandleInput,
+  CandleColumns,
+  BacktestMetrics,
+} from './backtests/engine/index.js';
 export { createBacktestService, MAX_BACKTEST_BARS, type BacktestService } from './backtests/backtest-service.js';
 export { createBacktestWorker, type BacktestWorkerDeps, type BacktestRecovery } from './backtests/backtest-worker.js';
 export { createSandboxExecutor } from './backtests/sandbox-executor.js';
@@ -27,7 +45,7 @@ export * from './marketplace/index.js';
 export * from './credentials/index.js';
 export * from './exchanges/index.js';
 export * from './deployments/index.js';
-export { createLiveSandbox, type LiveSandbox, type LiveSandboxOptions, type LiveSandboxSession } from './sandbox/live-sandbox.js';
+export { createLiveSandbox, type LiveSandbox, type LiveSandboxOptions, type LiveSandboxSession } from './deployments/live-sandbox.js';
 export {
   createMemoryRateLimiter,
   createFlexibleRateLimiter,

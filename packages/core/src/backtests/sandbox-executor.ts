@@ -1,4 +1,4 @@
-import type { SandboxPool } from '../sandbox/sandbox-pool.js';
+import type { SandboxPool } from './engine/backtest-pool.js';
 import { parseStrategyParams, type ParamSpec } from '../sandbox/strategy-meta.js';
 import type { BacktestExecutor, BacktestRunInput, StrategyInfo } from './backtest-executor.js';
 import { downsampleEquity } from './equity-downsample.js';

@@ -1,5 +1,5 @@
 import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
-import type { LiveCandle } from '../sandbox/live-session.js';
+import type { LiveCandle } from './live-session.js';
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 

@@ -6,8 +6,8 @@ import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-ga
 import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
-import type { LiveSandbox, LiveSandboxSession } from '../sandbox/live-sandbox.js';
-import type { LiveAccountState, LiveCallResult, LiveIntent, LiveOrderEvent } from '../sandbox/live-session.js';
+import type { LiveSandbox, LiveSandboxSession } from './live-sandbox.js';
+import type { LiveAccountState, LiveCallResult, LiveIntent, LiveOrderEvent } from './live-session.js';
 import { SandboxError } from '../sandbox/sandbox-error.js';
 import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
 import type { DeploymentLogWriter } from './deployment-log.js';

@@ -8,7 +8,7 @@ import type { ExchangePosition } from '../ports/exchange-gateway.js';
 import type { Logger } from '../ports/logger.js';
 import type { MarketData } from '../ports/market-data.js';
 import type { DeploymentRecord, Store } from '../ports/store.js';
-import type { LiveSandbox } from '../sandbox/live-sandbox.js';
+import type { LiveSandbox } from './live-sandbox.js';
 import { createDeploymentLogWriter } from './deployment-log.js';
 import { createDeploymentRunner, type DeploymentFailure, type DeploymentRunner, type LeasedGateway } from './deployment-runner.js';
 import { createOrderSync } from './order-sync.js';

@@ -1,5 +1,8 @@
-/** The strategy sandbox: QuickJS in a pool of child processes, plus host-side source and parameter checks. */
-export { createSandboxPool, type SandboxPool, type SandboxPoolOptions, type RunOptions, type BacktestProgress } from './sandbox-pool.js';
+/**
+ * The strategy sandbox: a generic QuickJS host (a process pool and its child protocol, one
+ * session type with limits and interrupts) plus host-side source and parameter checks. It knows
+ * nothing of backtests or deployments: they drive it (backtests/engine/backtest-pool.ts, deployments/live-sandbox.ts).
+ */
 export { SandboxError, isSandboxError, type SandboxErrorCode, type GuestLogLine } from './sandbox-error.js';
 export { checkStrategySource, compileStrategySource, type CompiledStrategy, type SourceProblem } from './strategy-source.js';
 export {
@@ -12,15 +15,4 @@ export {
   type ParamValue,
 } from './strategy-meta.js';
 export { createStrategySourceChecker } from './strategy-source-checker.js';
-export type { StrategyInfo } from './worker-protocol.js';
 export type { QuickJSBuild } from './quickjs-variants.js';
-export type {
-  BacktestJob,
-  BacktestResult,
-  BacktestTrade,
-  BacktestEquityPoint,
-  BacktestLogLine,
-  CandleInput,
-  CandleColumns,
-  BacktestMetrics,
-} from '../backtests/engine/index.js';

@@ -1,6 +1,10 @@
 import type { SourceChecker } from '../strategies/source.js';
-import type { SandboxPool } from './sandbox-pool.js';
 import { checkSourceShape } from './source-shape.js';
+
+/** What evaluates a strategy module in the sandbox (the backtest pool's `inspectStrategy`); rejects with `StratboxError('VALIDATION_FAILED')`. */
+export interface StrategyInspector {
+  inspectStrategy(source: string, options: { tenant?: string }): Promise<unknown>;
+}
 
 /**
  * The `checkSource` for the strategy service: a linear host-side scan that refuses sources
@@ -8,7 +12,7 @@ import { checkSourceShape } from './source-shape.js';
  * the syntax check (line and column) and a brief evaluation that validates the exports and
  * `meta`. Both refuse a source with `StratboxError('VALIDATION_FAILED')` (400).
  */
-export function createStrategySourceChecker(pool: SandboxPool): SourceChecker {
+export function createStrategySourceChecker(pool: StrategyInspector): SourceChecker {
   return async (source, context) => {
     checkSourceShape(source);
     await pool.inspectStrategy(source, context ? { tenant: context.userId } : {});

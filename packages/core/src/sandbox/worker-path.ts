@@ -16,15 +16,26 @@ function installedEntry(from: string, name: string): string | null {
   }
 }
 
+/** A child-process entry that core publishes. */
+export interface WorkerEntry {
+  /** Its name in the package: built as `dist/sandbox/<name>.js|.cjs`, published as `@stratbox/core/sandbox/<name>`. */
+  name: string;
+  /** Its TypeScript source, relative to the package's `src/`. */
+  source: string;
+  /** The `createStratbox` option a host that bundles core sets to give the entry's path, for the not-found error. */
+  option: string;
+}
+
 /**
- * Where a sandbox child-process entry (`worker-entry`, `live-worker-entry`) is, and the Node
- * flags to start it with: from TypeScript sources (tests, `pnpm start`) it runs through tsx; from
- * the built package it is the bundled file beside this one (`dist/sandbox/<name>.js|.cjs`). When a
- * host bundled core into its own file, it is the installed package's
- * (`@stratbox/core/sandbox/<name>`), else the host gives it: `workerPath` (README, "Bundling a
- * host app").
+ * Where a sandbox child-process entry (the backtest `worker-entry`, the `live-worker-entry`) is,
+ * and the Node flags to start it with: from TypeScript sources (tests, `pnpm start`) it runs
+ * through tsx; from the built package it is the bundled file beside this one
+ * (`dist/sandbox/<name>.js|.cjs`). When a host bundled core into its own file, it is the
+ * installed package's (`@stratbox/core/sandbox/<name>`), else the host gives it: `workerPath`
+ * (README, "Bundling a host app").
  */
-export function resolveWorkerEntry(name: string): { path: string; execArgv: string[] } {
+export function resolveWorkerEntry(entry: WorkerEntry): { path: string; execArgv: string[] } {
+  const { name } = entry;
   const here = currentFile();
   const dir = dirname(here);
   if (here.endsWith('.ts')) {
@@ -34,16 +45,15 @@ export function resolveWorkerEntry(name: string): { path: string; execArgv: stri
     } catch {
       // resolve tsx from the working directory
     }
-    return { path: join(dir, `${name}.ts`), execArgv: ['--import', tsx, '--conditions=@stratbox/source'] };
+    return { path: join(dir, '..', entry.source), execArgv: ['--import', tsx, '--conditions=@stratbox/source'] };
   }
   const ext = here.endsWith('.cjs') ? '.cjs' : '.js';
   const candidates = [join(dir, 'sandbox', `${name}${ext}`), join(dir, `${name}${ext}`), join(dir, '..', 'sandbox', `${name}${ext}`)];
   const found = candidates.find((c) => existsSync(c)) ?? installedEntry(here, name);
   if (!found) {
-    const option = name === 'live-worker-entry' ? 'deployments: { sandbox: { workerPath } }' : 'sandbox: { workerPath }';
     throw new Error(
       `Stratbox sandbox worker ${name} not found next to ${here}, nor as an installed @stratbox/core/sandbox/${name}. ` +
-        `If @stratbox/core is bundled into your app, give the entry's path: createStratbox({ ${option} }) (README, "Bundling a host app")`,
+        `If @stratbox/core is bundled into your app, give the entry's path: createStratbox({ ${entry.option} }) (README, "Bundling a host app")`,
     );
   }
   return { path: found, execArgv: [] };

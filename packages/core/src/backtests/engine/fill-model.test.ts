@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../../sandbox/sandbox-pool.js';
+import { createSandboxPool } from './backtest-pool.js';
 import type { BacktestJob } from './backtest-job.js';
 import { at, candlesOf, flat, MINUTE, T0 } from './test-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../../sandbox/sandbox-pool.js';
+import { createSandboxPool } from './backtest-pool.js';
 import { fingerprintResult, goldenCorpus, type GoldenFingerprint } from './golden-corpus.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxPool } from '../../sandbox/sandbox-pool.js';
+import { createSandboxPool } from './backtest-pool.js';
 import { curveMetrics, medianGap, tradeMetrics, YEAR_MS } from './metrics.js';
 import { candlesOf, flat, T0 } from './test-fixtures.js';
 

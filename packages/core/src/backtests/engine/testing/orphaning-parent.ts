@@ -3,7 +3,7 @@
  * `busy <child pid>` once the child runs it. The orphan test SIGKILLs this process and checks
  * that the child does not outlive it.
  */
-import { createSandboxPool } from '../sandbox-pool.js';
+import { createSandboxPool } from '../backtest-pool.js';
 
 const n = 100;
 const column = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));

@@ -1,7 +1,7 @@
-import { openBacktestSession, type GuestLimits } from '../backtests/engine/backtest-session.js';
-import { loadStrategy } from '../backtests/engine/run-in-guest.js';
-import { SandboxError } from './sandbox-error.js';
-import type { StrategyInfo } from './worker-protocol.js';
+import { SandboxError } from '../../sandbox/sandbox-error.js';
+import { openBacktestSession, type GuestLimits } from './backtest-session.js';
+import type { StrategyInfo } from './backtest-worker-protocol.js';
+import { loadStrategy } from './run-in-guest.js';
 
 /**
  * Evaluates a strategy module in a fresh QuickJS runtime (never in the host's V8) and reads its

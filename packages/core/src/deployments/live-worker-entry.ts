@@ -1,9 +1,10 @@
 /**
  * Entry of a live sandbox child process (forked by `createLiveSandbox`): holds ONE live
  * deployment's QuickJS session for as long as the deployment runs, and answers one call at a
- * time. Never imported by the host.
+ * time. Built as `dist/sandbox/live-worker-entry.js|.cjs` and published as
+ * `@stratbox/core/sandbox/live-worker-entry`. Never imported by the host.
  */
-import { SandboxError } from './sandbox-error.js';
+import { SandboxError } from '../sandbox/sandbox-error.js';
 import { openLiveSession, type LiveSession } from './live-session.js';
 import type { LiveChildMessage, LiveParentMessage } from './live-worker-protocol.js';
 

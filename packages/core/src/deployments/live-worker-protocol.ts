@@ -1,6 +1,6 @@
-import type { SandboxErrorCode } from './sandbox-error.js';
+import type { SandboxErrorCode } from '../sandbox/sandbox-error.js';
 import type { LiveAccountState, LiveCallResult, LiveCandle, LiveLimits, LiveOpenInput, LiveOrderEvent } from './live-session.js';
-import type { ParamValue, StrategyMeta } from './strategy-meta.js';
+import type { ParamValue, StrategyMeta } from '../sandbox/strategy-meta.js';
 
 /** Messages from the host (`createLiveSandbox`) to a live child. One session per child. */
 export type LiveParentMessage =

@@ -1,10 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from './quickjs-variants.js';
-import { SandboxError } from './sandbox-error.js';
+import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from '../sandbox/quickjs-variants.js';
+import { SandboxError } from '../sandbox/sandbox-error.js';
 import type { LiveAccountState, LiveCallResult, LiveCandle, LiveLimits, LiveOpenInput, LiveOrderEvent } from './live-session.js';
 import type { LiveChildMessage, LiveParentMessage } from './live-worker-protocol.js';
-import type { ParamValue, StrategyMeta } from './strategy-meta.js';
-import { resolveWorkerEntry } from './worker-path.js';
+import type { ParamValue, StrategyMeta } from '../sandbox/strategy-meta.js';
+import { resolveWorkerEntry } from '../sandbox/worker-path.js';
 
 /** Options of `createLiveSandbox`. Defaults suit a shared server. */
 export interface LiveSandboxOptions {
@@ -62,6 +62,9 @@ export interface LiveSandbox {
   close(): Promise<void>;
 }
 
+/** The live child entry (live-worker-entry.ts), as built and published. */
+const LIVE_WORKER = { name: 'live-worker-entry', source: 'deployments/live-worker-entry.ts', option: 'deployments: { sandbox: { workerPath } }' };
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -92,7 +95,7 @@ export function createLiveSandbox(options: LiveSandboxOptions = {}): LiveSandbox
 
   async function open(input: LiveOpenInput): Promise<LiveSandboxSession> {
     if (closed) throw new SandboxError('POOL_CLOSED', 'The live sandbox was closed');
-    const w = options.workerPath ? { path: options.workerPath, execArgv: options.execArgv ?? [] } : resolveWorkerEntry('live-worker-entry');
+    const w = options.workerPath ? { path: options.workerPath, execArgv: options.execArgv ?? [] } : resolveWorkerEntry(LIVE_WORKER);
     const child: ChildProcess = fork(w.path, [limits.build], {
       execArgv: [...w.execArgv, `--max-old-space-size=${options.maxOldSpaceSizeMb ?? 256}`, '--stack-size=3800'],
       serialization: 'advanced',

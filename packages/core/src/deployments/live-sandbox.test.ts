@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLiveSandbox } from './live-sandbox.js';
-import { stuckWorker } from './testing/stuck-worker.js';
+import { stuckWorker } from '../sandbox/testing/stuck-worker.js';
 import type { LiveAccountState } from './live-session.js';
 
 const SMA = `

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { candlesOf, flat } from '../backtests/engine/test-fixtures.js';
-import { isStratboxError } from '../errors/stratbox-error.js';
-import { createSandboxPool } from './sandbox-pool.js';
-import { SandboxError } from './sandbox-error.js';
+import { candlesOf, flat } from './test-fixtures.js';
+import { isStratboxError } from '../../errors/stratbox-error.js';
+import { createSandboxPool } from './backtest-pool.js';
+import { SandboxError } from '../../sandbox/sandbox-error.js';
 
 const candles = (n: number) => ({ 'BTC/USDT': candlesOf(Array.from({ length: n }, (_, i) => flat(100 + (i % 7)))) });
 const LOOP = `export function onCandle() { for (;;) {} }`;

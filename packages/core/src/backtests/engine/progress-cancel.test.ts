@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { candlesOf, flat } from '../backtests/engine/test-fixtures.js';
-import { createSandboxPool, type BacktestProgress } from './sandbox-pool.js';
-import { SandboxError } from './sandbox-error.js';
+import { candlesOf, flat } from './test-fixtures.js';
+import { createSandboxPool, type BacktestProgress } from './backtest-pool.js';
+import { SandboxError } from '../../sandbox/sandbox-error.js';
 
 const pool = createSandboxPool({ size: 1, cpuTimeMs: 30_000, progressIntervalMs: 250 });
 afterAll(() => pool.close());

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { candlesOf, flat } from '../backtests/engine/test-fixtures.js';
-import { createSandboxPool, type SandboxPool } from './sandbox-pool.js';
-import { SandboxError } from './sandbox-error.js';
+import { candlesOf, flat } from './test-fixtures.js';
+import { createSandboxPool, type SandboxPool } from './backtest-pool.js';
+import { SandboxError } from '../../sandbox/sandbox-error.js';
 
 /** One child, small limits: every hostile job must fail cleanly and the next one must succeed. */
 const pool = createSandboxPool({

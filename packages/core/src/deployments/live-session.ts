@@ -4,12 +4,12 @@ import type { ExchangeCandle } from '../ports/exchange-gateway.js';
 import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
 import { INDICATOR_KINDS, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
 import { guestScript } from '../engine/guest-script.js';
-import { openQuickJsSession } from './quickjs-session.js';
-import type { QuickJSBuild } from './quickjs-variants.js';
-import { SandboxError, type SandboxErrorCode } from './sandbox-error.js';
-import { createSourceLocator, withSourceLocation, type SourceLocator } from './source-map.js';
-import { compileStrategySourceAsync } from './strategy-source.js';
-import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from './strategy-meta.js';
+import { openQuickJsSession } from '../sandbox/quickjs-session.js';
+import type { QuickJSBuild } from '../sandbox/quickjs-variants.js';
+import { SandboxError, type SandboxErrorCode } from '../sandbox/sandbox-error.js';
+import { createSourceLocator, withSourceLocation, type SourceLocator } from '../sandbox/source-map.js';
+import { compileStrategySourceAsync } from '../sandbox/strategy-source.js';
+import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../sandbox/strategy-meta.js';
 
 /*
  * A live deployment's long-lived QuickJS session, inside a sandbox child process (see

@@ -1,0 +1,57 @@
+import type { ChildProgram } from '../../sandbox/child-program.js';
+import { DEFAULT_QUICKJS_BUILD } from '../../sandbox/quickjs-variants.js';
+import type { BacktestChildJob } from './backtest-worker-protocol.js';
+import { inspectStrategyInGuest } from './inspect-in-guest.js';
+import { runBacktestInGuest } from './run-in-guest.js';
+
+/**
+ * Before taking jobs: starts esbuild's service, compiles the WASM module and runs a tiny
+ * backtest, so V8 has compiled QuickJS's hot paths and the first real job does not pay for it.
+ */
+async function warmUp(): Promise<void> {
+  const build = process.argv[2] === 'quickjs-ng' ? 'quickjs-ng' : DEFAULT_QUICKJS_BUILD;
+  const n = 2000;
+  const column = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
+  const candles = {
+    time: column((i) => i * 60_000),
+    open: column(() => 100),
+    high: column((i) => 101 + (i % 3)),
+    low: column((i) => 99 - (i % 2)),
+    close: column((i) => 100 + (i % 5)),
+    volume: column(() => 1),
+  };
+  await runBacktestInGuest(
+    {
+      source: `export function onCandle(ctx, c) { if (ctx.indicators.sma(c.symbol, 5) > ctx.indicators.sma(c.symbol, 20) && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 }); else if (ctx.position(c.symbol)) ctx.close(c.symbol); }`,
+      symbols: ['WARM/UP'],
+      candles: [candles],
+      history: [0],
+      startTime: 0,
+      fees: { maker: 0, taker: 0 },
+      leverage: 1,
+      slippage: 0,
+      initialCapital: 10_000,
+      params: {},
+      seed: 1,
+      marketType: 'LINEAR',
+      maintenanceMarginRate: 0.005,
+      funding: [null],
+    },
+    { build, memoryLimitBytes: 64 * 1024 * 1024, stackLimitBytes: 256 * 1024, cpuTimeMs: 5000, maxLogLines: 10, maxLogBytes: 1000, maxIndicators: 8 },
+    { isCancelled: () => false, onProgress() {} },
+  );
+}
+
+/**
+ * The program of the backtest sandbox children (forked by `createSandboxPool`, entry
+ * backtest-worker-entry.ts): runs a backtest or inspects a strategy, each in a fresh QuickJS
+ * instance and runtime.
+ */
+export const backtestChildProgram: ChildProgram = {
+  warmUp,
+  run(payload, context) {
+    const job = payload as BacktestChildJob;
+    if (job.kind === 'inspect') return inspectStrategyInGuest(job.source, job.limits, context.isCancelled);
+    return runBacktestInGuest(job.job, job.limits, { isCancelled: context.isCancelled, onProgress: context.progress });
+  },
+};

@@ -1,0 +1,202 @@
+import { availableParallelism } from 'node:os';
+import { StratboxError } from '../../errors/stratbox-error.js';
+import { createProcessPool } from '../../sandbox/process-pool.js';
+import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from '../../sandbox/quickjs-variants.js';
+import { SandboxError } from '../../sandbox/sandbox-error.js';
+import { resolveWorkerEntry } from '../../sandbox/worker-path.js';
+import { normalizeJob, type BacktestJob } from './backtest-job.js';
+import type { BacktestChildJob, StrategyInfo } from './backtest-worker-protocol.js';
+import { buildBacktestResult, type BacktestResult } from './build-result.js';
+import type { EngineLimits, RunOutput } from './run-in-guest.js';
+
+export type { StrategyInfo } from './backtest-worker-protocol.js';
+
+/** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
+export interface SandboxPoolOptions {
+  /** Child processes for backtests, each running one at a time. Default: CPU count - 1, at least 1. */
+  size?: number;
+  /**
+   * Child processes kept for strategy checks (`inspectStrategy`, the save-time check), so that a
+   * check never waits behind a backtest. Default 1.
+   */
+  inspectSize?: number;
+  /**
+   * Backtests of one tenant (user) running at once. Tenants take turns for the free children, so
+   * one tenant's many queued runs delay another's by at most one run. Default: half the
+   * children, at least 1.
+   */
+  maxRunningPerTenant?: number;
+  /** QuickJS build. Default `quickjs` (faster than `quickjs-ng` in bench/engine.bench.ts). */
+  build?: QuickJSBuild;
+  /** QuickJS heap limit per job. Default 256 MiB. */
+  memoryLimitBytes?: number;
+  /** QuickJS stack limit per job. Default 256 KiB (the child's V8 stack is raised to ~3.8 MB). */
+  stackLimitBytes?: number;
+  /** CPU time per backtest, enforced inside the child by the interrupt handler. Default 30 s. */
+  cpuTimeMs?: number;
+  /**
+   * Wall-clock time per backtest from its start, after which the host kills the child (a guest
+   * stuck where the interrupt handler cannot reach it, or starved of CPU). Default cpuTimeMs + 15 s.
+   */
+  wallTimeMs?: number;
+  /** Resident memory of a child, past which the host kills it. Default 1 GiB. */
+  rssLimitBytes?: number;
+  /** `--max-old-space-size` of a child, in MB. Default 512. */
+  maxOldSpaceSizeMb?: number;
+  /** Log lines and characters a run may write with `ctx.log` before it fails with LOG_LIMIT. Defaults 10,000 and 1,000,000. */
+  maxLogLines?: number;
+  maxLogBytes?: number;
+  /** Indicator series per strategy. Default 64. */
+  maxIndicators?: number;
+  /** Least time between two progress reports of a run. Default 250 ms (a final report always comes). */
+  progressIntervalMs?: number;
+  /** After a cancel, how long the child has to stop before it is killed. Default 500 ms. */
+  cancelGraceMs?: number;
+  /** CPU time for evaluating a module in `inspectStrategy`. Default 1 s. */
+  inspectCpuTimeMs?: number;
+  /** How often the host reads a busy child's resident memory. Default 50 ms. */
+  rssPollMs?: number;
+  /**
+   * Override the worker entry file and the Node flags it is started with (tests, bundlers): a host
+   * that bundles core gives its bundle of `@stratbox/core/sandbox/worker-entry` (README, "Bundling a host app").
+   */
+  workerPath?: string;
+  execArgv?: string[];
+}
+
+/** Progress of a run: at most a few reports per second, and always a final one. */
+export interface BacktestProgress {
+  processedBars: number;
+  totalBars: number;
+  /** processedBars / totalBars, 0..1. */
+  progress: number;
+}
+
+export interface RunOptions {
+  onProgress?: (progress: BacktestProgress) => void;
+  /** Whose run this is (a user id): tenants take turns, see `maxRunningPerTenant`. */
+  tenant?: string;
+  /** Aborting stops the job: a queued job at once, a running one within about a second. */
+  signal?: AbortSignal;
+}
+
+/** A pool of long-lived child processes that run strategies in QuickJS. */
+export interface SandboxPool {
+  /**
+   * Runs a backtest. Resolves with equity curve, trades and metrics in the contract's shapes;
+   * rejects with a `SandboxError` whose `code` says why (TIMEOUT, MEMORY_LIMIT, STACK_OVERFLOW,
+   * STRATEGY_ERROR, INVALID_STRATEGY, INVALID_PARAMS, INVALID_JOB, LOG_LIMIT, CRASHED, CANCELLED,
+   * POOL_CLOSED) and whose `cpuMs` is the CPU time the run used, however it ended (a killed
+   * child's is read from the system before the kill). A failed job never takes the pool down:
+   * the next job runs normally.
+   */
+  runBacktest(job: BacktestJob, options?: RunOptions): Promise<BacktestResult>;
+  /**
+   * Evaluates a strategy module briefly in the sandbox and returns its validated `meta` and
+   * exports. A strategy problem (syntax, no onCandle, bad meta, throwing or looping at load)
+   * rejects with `StratboxError('VALIDATION_FAILED')` (400) whose details hold `{ path, message }`
+   * problems (with line and column for syntax errors) and the sandbox `code`.
+   */
+  inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string }): Promise<StrategyInfo>;
+  /** Children currently alive (with their process ids) and jobs waiting, both lanes together. */
+  stats(): { children: number; busy: number; queued: number; pids: number[] };
+  /** Rejects queued and running jobs with POOL_CLOSED and stops every child. */
+  close(): Promise<void>;
+}
+
+/** The backtest child entry (backtest-worker-entry.ts), as built and published. */
+const BACKTEST_WORKER = { name: 'worker-entry', source: 'backtests/engine/backtest-worker-entry.ts', option: 'sandbox: { workerPath }' };
+
+/**
+ * Creates the backtest sandbox: a process pool (sandbox/process-pool.ts) whose children run the
+ * backtest child program (backtest-child-program.ts), with a lane for backtests and a lane for
+ * strategy checks. Children start on demand and are reused; a job runs in a fresh QuickJS
+ * runtime (and a fresh WASM instance) with memory, stack and CPU limits. The host watches every
+ * busy child: past the wall-clock deadline or the resident-memory cap it kills the child and
+ * starts a new one, so a guest that escapes QuickJS's own limits (a huge typed array, a long
+ * native call such as `new Array(1e9).join()`) still ends in a clear error.
+ */
+export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
+  const size = Math.max(1, options.size ?? Math.max(1, availableParallelism() - 1));
+  const build = options.build ?? DEFAULT_QUICKJS_BUILD;
+  const cpuTimeMs = options.cpuTimeMs ?? 30_000;
+  const wallTimeMs = options.wallTimeMs ?? cpuTimeMs + 15_000;
+  const inspectCpuTimeMs = options.inspectCpuTimeMs ?? 1000;
+  const limits: EngineLimits = {
+    build,
+    memoryLimitBytes: options.memoryLimitBytes ?? 256 * 1024 * 1024,
+    stackLimitBytes: options.stackLimitBytes ?? 256 * 1024,
+    cpuTimeMs,
+    maxLogLines: options.maxLogLines ?? 10_000,
+    maxLogBytes: options.maxLogBytes ?? 1_000_000,
+    maxIndicators: options.maxIndicators ?? 64,
+  };
+  const workerPath = options.workerPath;
+  const pool = createProcessPool({
+    worker: () => (workerPath ? { path: workerPath, execArgv: options.execArgv ?? [] } : resolveWorkerEntry(BACKTEST_WORKER)),
+    args: [build],
+    // strategy checks first: a check never waits for a run
+    lanes: {
+      inspect: {
+        size: Math.max(1, options.inspectSize ?? 1),
+        // the only input of a check is the source: a child that dies on it was killed by it
+        lostJob: (cpuMs) =>
+          new SandboxError('INVALID_STRATEGY', 'The sandbox process died while loading the strategy; the source is too complex to load', { cpuMs }),
+      },
+      run: { size, maxRunningPerTenant: Math.max(1, options.maxRunningPerTenant ?? Math.ceil(size / 2)) },
+    },
+    rssLimitBytes: options.rssLimitBytes ?? 1024 * 1024 * 1024,
+    maxOldSpaceSizeMb: options.maxOldSpaceSizeMb ?? 512,
+    progressIntervalMs: options.progressIntervalMs ?? 250,
+    cancelGraceMs: options.cancelGraceMs ?? 500,
+    rssPollMs: options.rssPollMs ?? 50,
+    cancelledMessage: 'The backtest was cancelled',
+  });
+
+  return {
+    async runBacktest(job, runOptions = {}) {
+      const wire = normalizeJob(job);
+      const { onProgress } = runOptions;
+      const answer = await pool.run({
+        lane: 'run',
+        tenant: runOptions.tenant,
+        payload: { kind: 'run', job: wire, limits } satisfies BacktestChildJob,
+        wallTimeMs,
+        signal: runOptions.signal,
+        onProgress: onProgress ? (done, total) => onProgress({ processedBars: done, totalBars: total, progress: total > 0 ? done / total : 1 }) : undefined,
+      });
+      try {
+        return buildBacktestResult(answer.output as RunOutput, wire, { wallMs: answer.wallMs, peakRssBytes: answer.peakRssBytes, build });
+      } catch (error) {
+        throw new SandboxError('CRASHED', `Could not read the result: ${(error as Error).message}`);
+      }
+    },
+
+    async inspectStrategy(source, inspectOptions = {}) {
+      try {
+        const answer = await pool.run({
+          lane: 'inspect',
+          tenant: inspectOptions.tenant,
+          payload: { kind: 'inspect', source, limits: { ...limits, cpuTimeMs: inspectCpuTimeMs } } satisfies BacktestChildJob,
+          wallTimeMs: inspectCpuTimeMs * 2 + 2000,
+          signal: inspectOptions.signal,
+        });
+        return answer.output as StrategyInfo;
+      } catch (error) {
+        if (!(error instanceof SandboxError) || ['CRASHED', 'CANCELLED', 'POOL_CLOSED'].includes(error.code)) throw error;
+        const at = (error.details ?? {}) as { line?: number; column?: number };
+        const problems = Array.isArray(error.details)
+          ? (error.details as object[])
+          : [{ path: 'source', message: error.message, ...(at.line ? { line: at.line, column: at.column } : {}) }];
+        throw new StratboxError(
+          'VALIDATION_FAILED',
+          error.message,
+          problems.map((p) => ({ ...p, code: error.code })),
+        );
+      }
+    },
+
+    stats: () => pool.stats(),
+    close: () => pool.close(),
+  };
+}

@@ -1,0 +1,17 @@
+import type { StrategyMeta } from '../../sandbox/strategy-meta.js';
+import type { GuestLimits } from './backtest-session.js';
+import type { WireJob } from './backtest-job.js';
+import type { EngineLimits } from './run-in-guest.js';
+
+/** What `pool.inspectStrategy` learns by evaluating a strategy module briefly in the sandbox. */
+export interface StrategyInfo {
+  meta: StrategyMeta;
+  /** Exported names with their `typeof`, e.g. `{ onCandle: 'function', meta: 'object' }`. */
+  exports: Record<string, string>;
+}
+
+/**
+ * A job of the backtest sandbox children (backtest-child-program.ts), the opaque payload of the
+ * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), an `inspect` a `StrategyInfo`.
+ */
+export type BacktestChildJob = { kind: 'run'; job: WireJob; limits: EngineLimits } | { kind: 'inspect'; source: string; limits: GuestLimits };
