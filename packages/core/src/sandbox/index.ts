@@ -1,7 +1,7 @@
 /**
  * The strategy sandbox: a generic QuickJS host (a process pool and its child protocol, one
  * session type with limits and interrupts) plus host-side source and parameter checks. It knows
- * nothing of backtests or deployments: they drive it (backtests/engine/backtest-pool.ts, deployments/live-sandbox.ts).
+ * nothing of backtests or deployments: they drive it (the backtest engine's backtest-pool.ts, the deployments' live-sandbox.ts).
  */
 export { SandboxError, isSandboxError, type SandboxErrorCode, type GuestLogLine } from './sandbox-error.js';
 export { checkStrategySource, compileStrategySource, type CompiledStrategy, type SourceProblem } from './strategy-source.js';

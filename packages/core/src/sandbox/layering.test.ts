@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * `sandbox/` is a generic QuickJS host: backtests and deployments import it, never the other
  * way. This reads every module of the folder (tests and fixtures included) and fails on an
- * import, re-export or dynamic import that reaches into `backtests/` or `deployments/`.
+ * import, re-export or dynamic import that reaches into the backtests or deployments folders.
  */
 const SANDBOX = dirname(fileURLToPath(import.meta.url));
 const SRC = resolve(SANDBOX, '..');
@@ -22,7 +22,7 @@ function modules(dir: string): string[] {
 }
 
 describe('sandbox layering', () => {
-  it('never imports backtests/ or deployments/', () => {
+  it('never imports the backtests or deployments folders', () => {
     const files = modules(SANDBOX);
     expect(files.length).toBeGreaterThan(10);
     const offending: string[] = [];
