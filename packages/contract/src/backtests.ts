@@ -87,8 +87,9 @@ export const Trade = z.object({
   exitTime: Timestamp,
   exitPrice: z.number(),
   quantity: z.number(),
-  pnl: z.number(),
+  pnl: z.number().meta({ description: 'Net of fees and funding' }),
   fees: z.number(),
+  funding: z.number().meta({ description: 'Funding paid over the trade (negative: received); 0 on SPOT, with funding off, and on runs made before funding existed' }),
   exitReason: z.string().optional(),
 });
 
@@ -106,6 +107,7 @@ const MetricValues = {
   tradeCount: z.number().int(),
   exposure: z.number().nullable(),
   feesPaid: z.number(),
+  fundingPaid: z.number().meta({ description: 'Funding paid over the run, net of funding received' }),
   buyAndHoldReturn: z.number().nullable(),
 };
 export const SymbolMetrics = z.object(MetricValues);

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, CreateBacktestBody } from '@stratbox/contract';
-import type { BacktestTrade } from './engine/build-result.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
@@ -12,7 +11,7 @@ import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '
 import { paginate, paginateBySeq } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { BacktestExecutor } from './backtest-executor.js';
-import { toBacktestDetail, toBacktestSummary, toProgressEvent } from './backtest-views.js';
+import { toBacktestDetail, toBacktestSummary, toProgressEvent, toTradeView } from './backtest-views.js';
 import { parseInput } from '../util/validate.js';
 
 /** Most candles one backtest may run over, all symbols together. */
@@ -148,7 +147,7 @@ export function createBacktestService(deps: BacktestServiceDeps) {
     async trades(userId: string, id: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
       await load(userId, id);
       const page = await paginateBySeq(query, (p) => store.backtests.listTrades(userId, id, p));
-      return { trades: page.items.map((t) => t.trade as BacktestTrade), nextCursor: page.nextCursor };
+      return { trades: page.items.map((t) => toTradeView(t.trade)), nextCursor: page.nextCursor };
     },
 
     /** Cancels a queued or running backtest; a finished one is a 409 and stays as it is. */

@@ -1,4 +1,5 @@
 import type { BacktestDetail, BacktestSummary } from '@stratbox/contract';
+import type { BacktestTrade } from './engine/build-result.js';
 import type { BacktestRecord, BacktestResultSummary, BacktestTradeRecord } from '../ports/store.js';
 
 /** The API view of a backtest record. */
@@ -29,6 +30,21 @@ export function toBacktestSummary(r: BacktestRecord): BacktestSummary {
   };
 }
 
+/** A stored trade as the API shows it: runs stored before funding existed have no `funding` (0). */
+export function toTradeView(trade: Record<string, unknown>): BacktestTrade {
+  return { funding: 0, ...trade } as BacktestTrade;
+}
+
+/** Stored metrics as the API shows them: runs stored before funding existed have no `fundingPaid` (0). */
+function toMetricsView(metrics: Record<string, unknown>): NonNullable<BacktestDetail['metrics']> {
+  const perSymbol = (metrics.perSymbol ?? {}) as Record<string, Record<string, unknown>>;
+  return {
+    fundingPaid: 0,
+    ...metrics,
+    perSymbol: Object.fromEntries(Object.entries(perSymbol).map(([symbol, m]) => [symbol, { fundingPaid: 0, ...m }])),
+  } as NonNullable<BacktestDetail['metrics']>;
+}
+
 /**
  * The API view with results (null until completed): the first `DETAIL_TRADES` stored trades in
  * `firstTrades`, and how many there are in all.
@@ -37,11 +53,11 @@ export function toBacktestDetail(r: BacktestRecord, result: BacktestResultSummar
   return {
     ...toBacktestSummary(r),
     equityCurve: result?.equityCurve ?? null,
-    trades: result ? (firstTrades.map((t) => t.trade) as NonNullable<BacktestDetail['trades']>) : null,
+    trades: result ? firstTrades.map((t) => toTradeView(t.trade)) : null,
     tradeCount: result?.tradeCount ?? null,
     storedTradeCount: result?.storedTradeCount ?? null,
     tradesTruncated: result ? result.storedTradeCount < result.tradeCount : null,
-    metrics: (result?.metrics as BacktestDetail['metrics']) ?? null,
+    metrics: result?.metrics ? toMetricsView(result.metrics as Record<string, unknown>) : null,
   };
 }
 

@@ -70,6 +70,7 @@ export function buildBacktestResult(output: RunOutput, job: WireJob, extra: { wa
       quantity: trades[b + 6]!,
       pnl: trades[b + 7]!,
       fees: trades[b + 8]!,
+      funding: trades[b + 10]!,
       exitReason: EXIT_REASONS[trades[b + 9]!] ?? 'market',
     };
   }

@@ -53,11 +53,11 @@ describe('curve metrics against a hand-computed fixture', () => {
 });
 
 describe('trade metrics against a hand-computed fixture', () => {
-  it('win rate, profit factor, expectancy, fees', () => {
-    const m = tradeMetrics({ pnl: [10, -5, 20, -5], fees: [1, 1, 2, 0.5] });
-    expect(m).toEqual({ winRate: 0.5, profitFactor: 3, expectancy: 5, tradeCount: 4, feesPaid: 4.5 });
-    expect(tradeMetrics({ pnl: [3], fees: [0] })).toEqual({ winRate: 1, profitFactor: null, expectancy: 3, tradeCount: 1, feesPaid: 0 });
-    expect(tradeMetrics({ pnl: [], fees: [] })).toEqual({ winRate: null, profitFactor: null, expectancy: null, tradeCount: 0, feesPaid: 0 });
+  it('win rate, profit factor, expectancy, fees, funding', () => {
+    const m = tradeMetrics({ pnl: [10, -5, 20, -5], fees: [1, 1, 2, 0.5], funding: [0.5, -0.25, 1, 0] });
+    expect(m).toEqual({ winRate: 0.5, profitFactor: 3, expectancy: 5, tradeCount: 4, feesPaid: 4.5, fundingPaid: 1.25 });
+    expect(tradeMetrics({ pnl: [3], fees: [0] })).toEqual({ winRate: 1, profitFactor: null, expectancy: 3, tradeCount: 1, feesPaid: 0, fundingPaid: 0 });
+    expect(tradeMetrics({ pnl: [], fees: [] })).toEqual({ winRate: null, profitFactor: null, expectancy: null, tradeCount: 0, feesPaid: 0, fundingPaid: 0 });
   });
 });
 

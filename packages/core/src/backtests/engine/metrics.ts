@@ -21,6 +21,8 @@ export interface CurveInput {
 export interface TradeInput {
   pnl: ArrayLike<number>;
   fees: ArrayLike<number>;
+  /** Funding paid per trade (negative: received); none: 0. */
+  funding?: ArrayLike<number>;
 }
 
 /** The typical spacing of marks: the median gap between consecutive times (0 with fewer than 2 marks). */
@@ -115,7 +117,7 @@ export function curveMetrics(curve: CurveInput) {
 /**
  * Trade metrics. winRate: share of trades with pnl > 0 (pnl is net of fees); profitFactor:
  * gross profit / gross loss (null without a losing trade); expectancy: mean pnl per trade;
- * feesPaid: all fees.
+ * feesPaid: all fees; fundingPaid: funding paid less funding received.
  */
 export function tradeMetrics(trades: TradeInput) {
   const n = trades.pnl.length;
@@ -124,10 +126,12 @@ export function tradeMetrics(trades: TradeInput) {
   let loss = 0;
   let total = 0;
   let fees = 0;
+  let funding = 0;
   for (let i = 0; i < n; i++) {
     const p = trades.pnl[i]!;
     total += p;
     fees += trades.fees[i]!;
+    if (trades.funding) funding += trades.funding[i]!;
     if (p > 0) {
       wins++;
       profit += p;
@@ -139,6 +143,7 @@ export function tradeMetrics(trades: TradeInput) {
     expectancy: n > 0 ? total / n : null,
     tradeCount: n,
     feesPaid: fees,
+    fundingPaid: funding,
   };
 }
 
@@ -160,6 +165,7 @@ export function symbolMetrics(curve: CurveInput, trades: TradeInput, buyAndHoldR
     tradeCount: t.tradeCount,
     exposure: c.exposure,
     feesPaid: t.feesPaid,
+    fundingPaid: t.fundingPaid,
     buyAndHoldReturn,
   };
 }

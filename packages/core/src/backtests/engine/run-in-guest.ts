@@ -444,13 +444,15 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       for (let k = 0; k < tradeCount; k++) if (s === null || trades[k * TRADE_FIELDS] === s) count++;
       const pnl = new Float64Array(count);
       const fees = new Float64Array(count);
+      const funding = new Float64Array(count);
       for (let k = 0, j = 0; k < tradeCount; k++) {
         if (s === null || trades[k * TRADE_FIELDS] === s) {
           pnl[j] = trades[k * TRADE_FIELDS + 7]!;
-          fees[j++] = trades[k * TRADE_FIELDS + 8]!;
+          fees[j] = trades[k * TRADE_FIELDS + 8]!;
+          funding[j++] = trades[k * TRADE_FIELDS + 10]!;
         }
       }
-      return { pnl, fees };
+      return { pnl, fees, funding };
     };
     const bhOf = (s: number) => {
       const { close } = job.candles[s]!;
