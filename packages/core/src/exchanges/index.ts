@@ -6,7 +6,16 @@
 export { CCXT_EXCHANGE_IDS, PAPER_EXCHANGE_ID, isKnownExchange } from './ccxt-exchanges.js';
 export { createCcxtGateway, type CcxtGatewayOptions } from './ccxt-gateway.js';
 export type { CcxtExchange } from './ccxt-exchange.js';
-export { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence, type PaperPriceSource } from './paper-gateway.js';
+export {
+  createPaperGateway,
+  type PaperGateway,
+  type PaperGatewayOptions,
+  type PaperPersistence,
+  type PaperPriceSource,
+  type PaperFundingSource,
+  type PaperFundingEvent,
+} from './paper-gateway.js';
+export { createMarketDataFundingSource, type MarketDataFundingSourceOptions, type FundingRatesReader } from './paper-funding-source.js';
 export { createStorePaperPersistence } from './paper-persistence.js';
 export { createCandlePriceSource, type CandlePriceSourceOptions } from './candle-price-source.js';
 export {
