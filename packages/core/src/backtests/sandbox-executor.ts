@@ -32,6 +32,7 @@ export function createSandboxExecutor(pool: SandboxPool): BacktestExecutor {
           params: input.params,
           seed: input.seed,
           marketType: input.marketType,
+          ...(input.funding === undefined ? {} : { funding: input.funding }),
         },
         { signal, ...(tenant === undefined ? {} : { tenant }), onProgress: (p) => onProgress(p.processedBars, p.totalBars) },
       );
