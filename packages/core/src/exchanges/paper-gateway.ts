@@ -1,3 +1,4 @@
+import { limitFillPrice, marketFillPrice, stopFillPrice } from '../engine/model/fill-prices.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
 import {
   ExchangeGatewayError,
@@ -358,28 +359,22 @@ export function createPaperGateway(options: PaperGatewayOptions): PaperGateway {
   });
 
   /**
-   * The fill price of an order at `price`, with its fee rate, or null if it does not fill there.
-   * A resting order did not fill at the previous price, so the candle from there to `price`
-   * crossed its level: it fills at the level (the backtest's `min(open, limit)` with the open on
-   * the far side).
+   * The fill price of an order at `price` by the model's fill prices (engine/model/fill-prices.ts)
+   * over the stretch since the previous read, with its fee rate, or null if it does not fill
+   * there. An order placed now sees only the price read: its candle opens, peaks and bottoms
+   * there. A resting order did not fill at the previous read, so its stretch opened beyond its
+   * level, on the side where it does not fill, and ended at `price`: it fills at the level.
    */
   function fillAt(order: PaperOrder, price: number): { px: number; feeRate: number } | null {
     const side = order.side === 'buy' ? 1 : -1;
-    switch (order.type) {
-      case 'market':
-        return { px: price * (1 + side * slippage), feeRate: fees.taker };
-      case 'limit': {
-        const limit = order.price!;
-        if (side > 0 ? price >= limit : price <= limit) return null;
-        return { px: order.rested ? limit : side > 0 ? Math.min(price, limit) : Math.max(price, limit), feeRate: fees.maker };
-      }
-      case 'stop': {
-        const stop = order.stopPrice!;
-        if (side > 0 ? price < stop : price > stop) return null;
-        const level = order.rested ? stop : side > 0 ? Math.max(price, stop) : Math.min(price, stop);
-        return { px: level * (1 + side * slippage), feeRate: fees.taker };
-      }
-    }
+    if (order.type === 'market') return { px: marketFillPrice(side, price, slippage), feeRate: fees.taker };
+    const limit = order.type === 'limit';
+    const level = limit ? order.price! : order.stopPrice!;
+    const open = order.rested ? ((limit ? side : -side) > 0 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY) : price;
+    const high = Math.max(open, price);
+    const low = Math.min(open, price);
+    const px = limit ? limitFillPrice(side, open, high, low, level) : stopFillPrice(side, open, high, low, level, slippage);
+    return Number.isNaN(px) ? null : { px, feeRate: limit ? fees.maker : fees.taker };
   }
 
   /** Tries to fill an open order at `price`; changes its status if it fills, is cancelled or rejected. */
