@@ -2,6 +2,7 @@ import {
   createCandlePriceSource,
   createExchangeClientPool,
   createMarketData,
+  createMarketDataFundingSource,
   createStorePaperPersistence,
   createSystemClock,
   type Clock,
@@ -46,11 +47,13 @@ export function readDeploymentConfig(store: Store, logger: Logger, env: ServerEn
   if (env.STRATBOX_DEPLOYMENT_RESUME_CONCURRENCY !== undefined) deployments.resumeConcurrency = env.STRATBOX_DEPLOYMENT_RESUME_CONCURRENCY;
   const urls = env.STRATBOX_EXCHANGE_URLS;
   if (urls || clock) {
+    const paperData = out.marketData ?? createMarketData({ store });
     deployments.exchanges = createExchangeClientPool({
       logger,
       ...(clock ? { clock } : {}),
       paper: {
-        prices: createCandlePriceSource({ marketData: out.marketData ?? createMarketData({ store }), clock: clock ?? createSystemClock() }),
+        prices: createCandlePriceSource({ marketData: paperData, clock: clock ?? createSystemClock() }),
+        funding: createMarketDataFundingSource({ marketData: paperData, clock: clock ?? createSystemClock() }),
         ...(clock ? { clock } : {}),
         persistence: (credentialId, marketType) => createStorePaperPersistence(store, clock ?? createSystemClock(), credentialId, marketType),
       },
