@@ -1,3 +1,4 @@
+import type { LiveExitKind } from '../engine/model/codes.js';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { OrderPlacement } from '../exchanges/order-placement.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
@@ -76,7 +77,7 @@ const MAX_DEPTH = 8;
 interface GuestOrder {
   gid: string;
   tag: string | null;
-  exit: 'stopLoss' | 'takeProfit' | null;
+  exit: LiveExitKind | null;
   size: number | null;
   stopLoss: number | null;
   takeProfit: number | null;

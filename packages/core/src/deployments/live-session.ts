@@ -1,4 +1,5 @@
 import type { QuickJSHandle } from 'quickjs-emscripten-core';
+import type { LiveExitKind } from '../engine/model/codes.js';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { ExchangeCandle } from '../ports/exchange-gateway.js';
 import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
@@ -84,7 +85,7 @@ export type LiveIntent =
       kind: 'place';
       order: LiveAccountState['orders'][number] & {
         /** Set on a close made for a crossed stop-loss or take-profit. */
-        exit?: 'stopLoss' | 'takeProfit' | null;
+        exit?: LiveExitKind | null;
       };
     }
   | { kind: 'cancel'; id: string };
@@ -94,7 +95,7 @@ export interface LiveOrderEvent {
   id: string;
   symbol: string;
   side: 'buy' | 'sell';
-  type: 'market' | 'limit' | 'stop' | 'stopLoss' | 'takeProfit' | 'liquidation';
+  type: 'market' | 'limit' | 'stop' | LiveExitKind | 'liquidation';
   status: 'filled' | 'cancelled' | 'rejected';
   quantity: number;
   price: number | null;

@@ -14,7 +14,7 @@
  * Indicators are computed by the host (trusted code in the child process) through `hostInd`.
  * Data crosses as JSON.
  */
-import { MAX_OPEN_ORDERS } from '../model/codes.js';
+import { type LiveExitKind, MAX_OPEN_ORDERS } from '../model/codes.js';
 import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
 import { deepFreeze } from './errors.js';
 import { freeze, jsonParse, jsonStringify } from './intrinsics.js';
@@ -22,7 +22,7 @@ import type { LogBuffer } from './log-buffer.js';
 import { createSymbolResolver } from './symbols.js';
 import { ORDER_TYPE_NAMES, optionalPrice, optionalTrail, parseOrderArgs, type TrailSpec } from './order-args.js';
 
-type ExitKind = 'stopLoss' | 'takeProfit' | 'trailingStop';
+type ExitKind = LiveExitKind;
 
 interface LiveOrder {
   id: string;

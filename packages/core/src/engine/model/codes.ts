@@ -12,6 +12,9 @@ export const STOP = 2;
 export const EXIT_REASONS = ['market', 'limit', 'stop', 'stopLoss', 'takeProfit', 'liquidation', 'end', 'trailingStop'] as const;
 export type ExitReason = (typeof EXIT_REASONS)[number];
 
+/** The exits a live deployment turns into a close order when a candle crosses their level. */
+export type LiveExitKind = 'stopLoss' | 'takeProfit' | 'trailingStop';
+
 export const R_STOP_LOSS = 3;
 export const R_TAKE_PROFIT = 4;
 export const R_LIQUIDATION = 5;
