@@ -40,6 +40,9 @@ describe('backtest funding over HTTP', () => {
     const done = await waitFinished(client, created.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done).toMatchObject({ funding: true, fundingSource: 'synthetic', dataSource: 'synthetic' });
+    // the open long positions paid (or received) funding at the synthetic events
+    expect(done.metrics!.fundingPaid).not.toBe(0);
+    for (const symbol of [BTC, ETH]) expect(done.metrics!.perSymbol[symbol]!.fundingPaid).not.toBe(0);
     const listed = await client.backtests.list({ query: { strategyId: linear } });
     expect(listed.backtests.find((b) => b.id === created.id)).toMatchObject({ funding: true, fundingSource: 'synthetic' });
   });
@@ -50,6 +53,7 @@ describe('backtest funding over HTTP', () => {
     const done = await waitFinished(client, created.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done).toMatchObject({ funding: false, fundingSource: null, dataSource: 'synthetic' });
+    expect(done.metrics!.fundingPaid).toBe(0);
   });
 
   it('SPOT has no funding: asking for it is ignored', { timeout: 120_000 }, async () => {
@@ -62,6 +66,7 @@ describe('backtest funding over HTTP', () => {
       const done = await waitFinished(client, created.id);
       expect(done.status, JSON.stringify(done.error)).toBe('completed');
       expect(done).toMatchObject({ funding: false, fundingSource: null });
+      expect(done.metrics!.fundingPaid).toBe(0);
     }
   });
 
@@ -74,6 +79,8 @@ describe('backtest funding over HTTP', () => {
     const done = await waitFinished(client, created.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done).toMatchObject({ funding: true, fundingSource: 'synthetic,csv' });
+    // a long position pays the imported +0.02 % at every event it is open
+    expect(done.metrics!.perSymbol[ETH]!.fundingPaid).toBeGreaterThan(0);
   });
 
   it('refuses a `funding` that is not a boolean with 400 naming the field', async () => {
@@ -109,5 +116,6 @@ describe('backtest funding when the market data has none', () => {
     const done = await waitFinished(client, created.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done).toMatchObject({ funding: true, fundingSource: null, dataSource: 'synthetic' });
+    expect(done.metrics!.fundingPaid).toBe(0);
   });
 });

@@ -57,6 +57,7 @@ describe('stratbox import-csv --funding', () => {
     const done = await waitFinished(client, created.id, 90_000);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done).toMatchObject({ funding: true, fundingSource: 'csv', dataSource: 'synthetic' });
+    expect(done.metrics!.fundingPaid).toBeGreaterThan(0); // a long pays the imported +0.01 %
   }, 120_000);
 
   it('names the bad line and imports nothing; refuses a timeframe or file beside --funding', async () => {

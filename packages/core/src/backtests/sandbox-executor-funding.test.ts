@@ -48,9 +48,13 @@ async function input(marketType: 'LINEAR' | 'SPOT'): Promise<BacktestRunInput> {
 const run = (job: BacktestRunInput) => executor.run(job, { signal: new AbortController().signal, onProgress: () => {} });
 
 describe('funding rates through the sandbox executor', () => {
-  it('runs a LINEAR backtest with the funding rates of each symbol', { timeout: 60_000 }, async () => {
-    const output = await run(await input('LINEAR'));
-    expect(output.equityCurve.length).toBeGreaterThan(0);
+  it('runs a LINEAR backtest that pays the funding rates of each symbol, and none without them', { timeout: 60_000 }, async () => {
+    const job = await input('LINEAR');
+    const paid = (await run(job)).metrics as { fundingPaid: number; perSymbol: Record<string, { fundingPaid: number }> };
+    expect(paid.fundingPaid).not.toBe(0);
+    for (const symbol of SYMBOLS) expect(paid.perSymbol[symbol]!.fundingPaid).not.toBe(0);
+    const { funding: _funding, ...withoutFunding } = job;
+    expect(((await run(withoutFunding)).metrics as { fundingPaid: number }).fundingPaid).toBe(0);
   });
 
   it('carries them to the engine, which refuses them for SPOT and refuses a malformed series', { timeout: 60_000 }, async () => {
