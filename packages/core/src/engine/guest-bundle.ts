@@ -1,7 +1,7 @@
 import { buildSync } from 'esbuild';
 
-/** The guest runtimes: each an entry under engine/guest/ bundled into one ES module script. */
-export const GUEST_SCRIPTS = ['backtest-runtime', 'live-runtime'] as const;
+/** The guest scripts: each an entry under engine/guest/ bundled into one ES module (the two runtimes, and the sandbox children's warm-up strategy). */
+export const GUEST_SCRIPTS = ['backtest-runtime', 'live-runtime', 'warm-up-strategy'] as const;
 export type GuestScriptName = (typeof GUEST_SCRIPTS)[number];
 
 /**

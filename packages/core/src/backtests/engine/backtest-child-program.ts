@@ -1,3 +1,4 @@
+import { guestScript } from '../../engine/guest-script.js';
 import type { ChildProgram } from '../../sandbox/child-program.js';
 import { DEFAULT_QUICKJS_BUILD } from '../../sandbox/quickjs-variants.js';
 import type { BacktestChildJob } from './backtest-worker-protocol.js';
@@ -22,7 +23,7 @@ async function warmUp(): Promise<void> {
   };
   await runBacktestInGuest(
     {
-      source: `export function onCandle(ctx, c) { if (ctx.indicators.sma(c.symbol, 5) > ctx.indicators.sma(c.symbol, 20) && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 }); else if (ctx.position(c.symbol)) ctx.close(c.symbol); }`,
+      source: await guestScript('warm-up-strategy'),
       symbols: ['WARM/UP'],
       candles: [candles],
       history: [0],
