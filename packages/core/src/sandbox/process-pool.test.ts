@@ -150,10 +150,10 @@ describe('process pool (generic: opaque jobs in child processes)', () => {
     await rejection(first);
     await expect(second).resolves.toMatchObject({ output: { value: 'a2' } });
 
-    const left = run(capped, 'slow', { kind: 'hang' }, { tenant: 'c' });
+    const left = rejection(run(capped, 'slow', { kind: 'hang' }, { tenant: 'c' }));
     await until(() => capped.stats().busy === 1, 'the last job to start');
     await capped.close();
-    expect(await rejection(left)).toMatchObject({ code: 'POOL_CLOSED' });
+    expect(await left).toMatchObject({ code: 'POOL_CLOSED' });
     await expect(run(capped, 'quick', { kind: 'echo', value: 1 })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
   }, 60_000);
 });
