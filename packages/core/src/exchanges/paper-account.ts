@@ -26,9 +26,9 @@ import type { ExchangeBalance, ExchangePosition } from '../ports/exchange-gatewa
  * SPOT markets move base and quote balances: a buy needs quote for cost and fee, a sell needs
  * the base it sells. This is where paper differs from the backtest's SPOT model, a leverage-1
  * long-only account in the quote currency (docs/backtest-model.md, "Paper and live trading"):
- * the same fills give the same quote balance, but paper also holds base balances (which a
- * credential may start with), and a sell beyond what is held is refused as insufficient funds
- * where the backtest cuts it to the position.
+ * the same fills give the same equity (quote plus base at the price), but paper also holds base
+ * balances (which a credential may start with), and a sell beyond what is held is refused as
+ * insufficient funds where the backtest cuts it to the position.
  */
 
 export interface PaperSymbol {

@@ -54,7 +54,8 @@ import { createPaperAccount, type PaperAccountState, type PaperSymbol } from './
  * Then the call does what it was asked (a market order fills now, after funding, like the
  * backtest's market orders at the open).
  *
- * State (balances, positions, open orders, the last 200 closed ones) lives in this object's memory,
+ * State (balances, positions, open orders, the last 200 closed ones, the time up to which funding
+ * is paid) lives in this object's memory,
  * and, with `persistence`, in the Store: every operation starts from the saved state if another
  * process saved a newer one, and saves what it changed with a compare-and-set on the version;
  * when another process saved first, the operation runs again on that state (the paper exchange
