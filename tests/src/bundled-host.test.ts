@@ -1,10 +1,11 @@
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundleGuestScript, GUEST_SCRIPTS } from '../../packages/core/src/engine/guest-bundle.js';
 import { REPO_ROOT } from './harness/paths.js';
 import { runNode } from './harness/run-node.js';
 
@@ -81,6 +82,12 @@ describe('a host app bundled with esbuild', () => {
       mkdirSync(dirname(link), { recursive: true });
       symlinkSync(installedDir(name), link, 'dir');
     }
+
+    // the strategy runtimes the worker entries evaluate, copied beside the bundle as the README says
+    // (the build writes them to packages/core/dist/guest; here they are bundled from the same sources)
+    mkdirSync(join(dir, 'dist/guest'));
+    for (const name of GUEST_SCRIPTS)
+      writeFileSync(join(dir, 'dist/guest', `${name}.js`), bundleGuestScript(join(REPO_ROOT, `packages/core/src/engine/guest/${name}.ts`)));
 
     const run = await runNode([join(dir, 'dist/app.mjs')], { cwd: join(dir, 'dist'), timeoutMs: 150_000 });
     expect(run.stderr).not.toContain('Error');
