@@ -5,13 +5,19 @@
  * JavaScript in the host, and a one-year (525,600 candles) end-to-end run.
  *
  *   cd bench && node --conditions=@stratbox/source --import tsx engine.bench.ts
+ *   (COMPARE_ONLY=1 for the comparison with the previous engine alone; BARS=n for another size)
  *
- * Targets (issue): >= 500,000 bars/s through the sandbox, 525,600 candles in under 2 s.
+ * Then the same strategy on the previous engine (the ES5 runtime in a string, extracted from git
+ * at PREVIOUS_ENGINE_COMMIT) beside this one, runs alternating, with their ratio.
+ *
+ * Targets (issue): >= 500,000 bars/s through the sandbox, 525,600 candles in under 2 s; the
+ * typed-module engine no slower than the previous one.
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
 import type { QuickJSBuild } from '../packages/core/src/sandbox/index.js';
 import type { CandleColumns } from '../packages/core/src/backtests/engine/index.js';
+import { loadPreviousEngine, PREVIOUS_ENGINE_COMMIT } from './previous-engine.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
 const YEAR_BARS = 525_600;
@@ -124,6 +130,8 @@ async function main() {
   );
   console.log('Sandbox rows: best of 3 end-to-end runs (job sent to a warm child, QuickJS, fills, equity, metrics, result back), and the median of the 3.');
   const candles = syntheticCandles(BARS);
+  // COMPARE_ONLY=1: only this engine beside the previous one.
+  if (process.env.COMPARE_ONLY === '1') return compareWithPrevious(candles);
 
   // Host baseline: best of 3.
   let hostMs = Infinity;
@@ -201,6 +209,55 @@ async function main() {
   console.log(`faster build: ${fastest.build} (${fmt(fastest.rate)} bars/s; target >= 500,000)`);
   console.log(`one year of 1-minute candles end to end: ${fmt(fastest.yearMs)} ms (target < 2,000 ms)`);
   console.log(`building the contract-shaped equity curve (${fmt(BARS)} ISO-timestamped points, on first access): ${fmt(fastest.curveMs)} ms`);
+  await compareWithPrevious(candles);
+}
+
+/** This engine beside the previous one (quickjs build), runs alternating so both see the same machine load. */
+async function compareWithPrevious(candles: CandleColumns) {
+  console.log('');
+  let createPrevious;
+  try {
+    createPrevious = await loadPreviousEngine();
+  } catch (error) {
+    console.log(
+      `previous engine (${PREVIOUS_ENGINE_COMMIT.slice(0, 7)}): not available here (${error instanceof Error ? error.message.split('\n')[0] : error})`,
+    );
+    return;
+  }
+  const options = { size: 1, build: 'quickjs', cpuTimeMs: 120_000, rssLimitBytes: 3 * 1024 ** 3, maxOldSpaceSizeMb: 2048 };
+  const engines = [
+    { name: `previous engine (${PREVIOUS_ENGINE_COMMIT.slice(0, 7)}, runtime in a string)`, pool: createPrevious(options) },
+    { name: 'this engine (typed modules)', pool: createSandboxPool(options as Parameters<typeof createSandboxPool>[0]) },
+  ];
+  const job = { source: STRATEGY, candles: { 'BTC/USDT:USDT': candles }, fees: FEES };
+  const results = engines.map(() => ({ wallMs: Infinity, cpuMs: Infinity, trades: 0 }));
+  try {
+    for (const e of engines) await e.pool.runBacktest({ ...job, candles: { 'BTC/USDT:USDT': slice(candles, 20_000) } });
+    for (let round = 0; round < 3; round++) {
+      for (let k = 0; k < engines.length; k++) {
+        const t0 = performance.now();
+        const r = await engines[k]!.pool.runBacktest(job);
+        const wallMs = performance.now() - t0;
+        const best = results[k]!;
+        best.wallMs = Math.min(best.wallMs, wallMs);
+        best.cpuMs = Math.min(best.cpuMs, r.stats.cpuMs);
+        best.trades = r.trades.length;
+      }
+    }
+  } finally {
+    for (const e of engines) await e.pool.close();
+  }
+  console.log('| quickjs build, best of 3 alternating runs | bars/s (wall) | bars per child CPU-second | trades |');
+  console.log('|---|---:|---:|---:|');
+  engines.forEach((e, k) => {
+    const r = results[k]!;
+    console.log(`| ${e.name} | ${fmt(BARS / (r.wallMs / 1000))} | ${fmt(BARS / (r.cpuMs / 1000))} | ${r.trades} |`);
+  });
+  const [before, after] = results as [(typeof results)[0], (typeof results)[0]];
+  console.log('');
+  console.log(
+    `this engine / previous: ${(before.wallMs / after.wallMs).toFixed(2)}x wall, ${(before.cpuMs / after.cpuMs).toFixed(2)}x per child CPU-second (target >= 1.00x; the same trades: ${before.trades === after.trades})`,
+  );
 }
 
 await main();
