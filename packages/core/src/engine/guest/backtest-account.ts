@@ -79,6 +79,12 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
   /** Prices beyond which an exit may trigger (or a trailing stop move), so the loop skips quiet candles cheaply. */
   const exBelow = new F64(nSym).fill(Number.NEGATIVE_INFINITY);
   const exAbove = new F64(nSym).fill(Number.POSITIVE_INFINITY);
+  /**
+   * 1 while symbol s has an open position (mirrors `positions[s].qty !== 0`, kept by
+   * updateExitLevels after every change): the candle loop reads it first, because a flat symbol
+   * with no orders needs nothing done, and one typed-array read is the cheapest test in QuickJS.
+   */
+  const open = new Uint8Array(nSym);
   /** Time of each symbol's next funding payment (Infinity: none left). */
   const nextFunding = new F64(nSym).fill(Number.POSITIVE_INFINITY);
   const fundingIndex = new Int32Array(nSym);
@@ -137,6 +143,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
 
   function updateExitLevels(s: number): void {
     const q = positions[s]!.qty;
+    open[s] = q !== 0 ? 1 : 0;
     let a = sl[s]!;
     const b = liq[s]!;
     const t = tp[s]!;
@@ -266,13 +273,18 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     }
   }
 
-  /** Pays every funding event of symbol s due at or before `t` on its open position, at price `px`. */
+  /**
+   * Pays every funding event of symbol s due at or before `t` on its open position, at price
+   * `px`. The loop calls it only while a position is open (or orders are pending), so events
+   * that fell due while flat are passed over here: an event at or before the position's entry
+   * is not the position's to pay.
+   */
   function fund(s: number, t: number, px: number): void {
     const f = cfg.funding[s]!;
     let k = fundingIndex[s]!;
     const p = positions[s]!;
     while (k < f.time.length && f.time[k]! <= t) {
-      if (p.qty !== 0) {
+      if (p.qty !== 0 && f.time[k]! > p.entryTime) {
         payFunding(account, p, px, f.rate[k]!);
         views[s] = null;
         changed = true;
@@ -317,6 +329,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
   return {
     account,
     positions,
+    open,
     lastPrice,
     exBelow,
     exAbove,
@@ -336,7 +349,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
         lastName = symbol;
         lastIdx = s;
       }
-      if (positions[s]!.qty === 0) return null;
+      if (open[s] === 0) return null;
       let v = views[s]!;
       if (v === null) v = views[s] = makeView(s);
       return v;

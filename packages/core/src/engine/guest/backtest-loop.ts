@@ -186,15 +186,16 @@ export function createBacktestLoop(
     if (logs.hit) throw new Error('Log limit reached');
   };
   const { pendingCount, processBar } = orders;
-  const { exBelow, exAbove, nextFunding, lastPrice } = book;
+  const { open, exBelow, exAbove, nextFunding, lastPrice } = book;
   const queued = events.list;
   const candles: Candle[] = [];
   for (let s = 0; s < nSym; s++) candles.push({ symbol: symbols[s]!, time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 });
 
   /*
    * One batch of `n` candles in `buf` (see backtest-runtime.ts). For each candle: funding due,
-   * fills and exits (only for a symbol with pending orders, a level the candle crosses, or
-   * funding due), the mark at the close, then `onCandle` unless it is a warm-up candle.
+   * fills and exits (only for a symbol with pending orders, or an open position whose levels the
+   * candle crosses or whose funding is due), the mark at the close, then `onCandle` unless it is
+   * a warm-up candle.
    * Answers flags: 1 trades, 2 logs, 4 account changes.
    */
   function runBatch(buf: ArrayBuffer, n: number): number {
@@ -214,14 +215,14 @@ export function createBacktestLoop(
       const call = s >= 0;
       if (!call) s = -1 - s;
       now = t;
-      if (pendingCount[s] !== 0 || Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!) {
+      if (pendingCount[s] !== 0 || (open[s] !== 0 && (Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!))) {
         readIdx = i;
         if (t >= nextFunding[s]!) book.fund(s, t, Op[i]!);
         processBar(s, t, Op[i]!, Hi[i]!, Lo[i]!);
         book.recordState(i, s);
         if (queued.length !== 0) events.flush(deliver);
       }
-      lastPrice[s] = Cl[i]!;
+      if (open[s] !== 0) lastPrice[s] = Cl[i]!;
       if (call) {
         const cd = candles[s]!;
         cd.time = t;
