@@ -247,7 +247,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     }
     const tpPx = allowTP && tpTime[s]! < t ? tp[s]! : Number.NaN;
     const lq = liq[s]!;
-    const stopFill = stopFillPrice(-dir, o, h, l, stopPx, slip);
+    const stopFill = stopPx === stopPx ? stopFillPrice(-dir, o, h, l, stopPx, slip) : Number.NaN;
     if (stopFill === stopFill) {
       if (q > 0 ? stopFill <= lq : stopFill >= lq) liquidateAt(s, t);
       else closeAt(s, stopFill, taker, t, reason);
@@ -257,7 +257,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
       liquidateAt(s, t);
       return;
     }
-    const tpFill = limitFillPrice(-dir, o, h, l, tpPx);
+    const tpFill = tpPx === tpPx ? limitFillPrice(-dir, o, h, l, tpPx) : Number.NaN;
     if (tpFill === tpFill) closeAt(s, tpFill, maker, t, R_TAKE_PROFIT);
   }
 
@@ -326,9 +326,24 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     });
   }
 
+  /** `ctx.position(symbol)`: a frozen view, rebuilt only after the position changed; null when flat. */
+  function position(symbol: unknown): PositionView | null {
+    const s = symbol === lastName ? lastIdx : remember(symbol);
+    if (open[s] === 0) return null;
+    const v = views[s]!;
+    return v !== null ? v : (views[s] = makeView(s));
+  }
+  function remember(symbol: unknown): number {
+    lastIdx = resolve(symbol);
+    lastName = symbol;
+    return lastIdx;
+  }
+
   return {
     account,
     positions,
+    /** Best price since a trailing stop was set, per symbol; NaN: no trailing stop. */
+    trailBest,
     open,
     lastPrice,
     exBelow,
@@ -340,20 +355,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     checkExits,
     ratchet,
     fund,
-    /** `ctx.position(symbol)`: a frozen view, rebuilt only after the position changed; null when flat. */
-    position(symbol: unknown): PositionView | null {
-      let s: number;
-      if (symbol === lastName) s = lastIdx;
-      else {
-        s = resolve(symbol);
-        lastName = symbol;
-        lastIdx = s;
-      }
-      if (open[s] === 0) return null;
-      let v = views[s]!;
-      if (v === null) v = views[s] = makeView(s);
-      return v;
-    },
+    position,
     /** Attaches the exits an order carried to the position it opened or enlarged. */
     attachExits(s: number, stopLoss: number, takeProfit: number, trail: TrailSpec | null, time: number, fillPrice: number): void {
       if (stopLoss === stopLoss) {

@@ -54,7 +54,7 @@ export function createBacktestOrders(
   const nSym = cfg.symbols.length;
   const names = cfg.symbols;
   const { allowShort, leverage: lev, slippage: slip, maker, taker } = cfg;
-  const positions = book.positions;
+  const { positions, trailBest } = book;
   const pending: PendingOrder[][] = [];
   for (let s = 0; s < nSym; s++) pending.push([]);
   /** Pending orders per symbol, read by the candle loop to skip symbols with nothing to fill. */
@@ -129,10 +129,10 @@ export function createBacktestOrders(
       if (cur <= 0) return reject(o, 'rejected', 'SPOT markets cannot be sold short');
       if (q > a) q = a;
     }
-    const refusal = marginRefusal(book.account, p, o.side, q, px, book.equity());
+    const refusal = marginRefusal(book.account, p, o.side, q, px, book.equity);
     if (refusal !== null) return reject(o, 'rejected', refusal);
     book.fill(s, o.side, q, px, feeRate, t, o.type);
-    if (p.qty !== 0 && p.qty > 0 === o.side > 0) book.attachExits(s, o.sl, o.tp, o.trail, o.time, px);
+    if ((o.sl === o.sl || o.tp === o.tp || o.trail !== null) && p.qty !== 0 && p.qty > 0 === o.side > 0) book.attachExits(s, o.sl, o.tp, o.trail, o.time, px);
     orderEvent(o, 'filled', q, px, q * px * feeRate, null);
   }
 
@@ -172,7 +172,7 @@ export function createBacktestOrders(
         } else j++;
       }
     }
-    book.ratchet(s, t, h, l);
+    if (trailBest[s] === trailBest[s]) book.ratchet(s, t, h, l);
   }
 
   function snapshot(o: PendingOrder): OrderSnapshot {

@@ -165,15 +165,16 @@ export function liquidate(a: Account, p: Position, px: number, closed: ClosedPar
 /**
  * Why a fill of `q` on `side` at `px` cannot be made, or null if it can: the part that opens or
  * enlarges a position needs `opening x px / leverage` of free margin (equity less the margin of
- * the other open positions).
+ * the other open positions). `equity` may be given as a function, called only when the fill
+ * opens something (a close never needs it).
  */
-export function marginRefusal(a: Account, p: Position, side: number, q: number, px: number, equity: number): string | null {
+export function marginRefusal(a: Account, p: Position, side: number, q: number, px: number, equity: number | (() => number)): string | null {
   const cur = p.qty;
   const same = cur === 0 || cur > 0 === side > 0;
   const opening = same ? q : q - Math.abs(cur);
   if (!(opening > q * DUST)) return null;
   const freed = same ? 0 : p.margin;
-  const avail = equity - (a.marginTotal - freed);
+  const avail = (typeof equity === 'number' ? equity : equity()) - (a.marginTotal - freed);
   const need = (opening * px) / a.leverage;
   return need > avail * (1 + 1e-9) ? `insufficient margin: needs ${need}, available ${avail}` : null;
 }
