@@ -215,14 +215,16 @@ export function createBacktestLoop(
       const call = s >= 0;
       if (!call) s = -1 - s;
       now = t;
-      if (pendingCount[s] !== 0 || (open[s] !== 0 && (Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!))) {
+      let held = open[s]!;
+      if (pendingCount[s] !== 0 || (held !== 0 && (Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!))) {
         readIdx = i;
         if (t >= nextFunding[s]!) book.fund(s, t, Op[i]!);
         processBar(s, t, Op[i]!, Hi[i]!, Lo[i]!);
         book.recordState(i, s);
         if (queued.length !== 0) events.flush(deliver);
+        held = open[s]!;
       }
-      if (open[s] !== 0) lastPrice[s] = Cl[i]!;
+      if (held !== 0) lastPrice[s] = Cl[i]!;
       if (call) {
         const cd = candles[s]!;
         cd.time = t;
@@ -233,8 +235,10 @@ export function createBacktestLoop(
         cd.volume = Vo[i]!;
         readIdx = i + 1;
         onCandle(ctx, cd);
-        if (logs.hit) throw new Error('Log limit reached');
-        if (queued.length !== 0) events.flush(deliver);
+        if (queued.length !== 0 || logs.hit) {
+          if (logs.hit) throw new Error('Log limit reached');
+          events.flush(deliver);
+        }
       }
     }
     return (book.tradeCount > 0 ? 1 : 0) | (logs.hasLines() ? 2 : 0) | (book.stateCount > 0 ? 4 : 0);
