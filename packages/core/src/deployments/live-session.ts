@@ -1,5 +1,6 @@
 import type { QuickJSHandle } from 'quickjs-emscripten-core';
 import type { LiveExitKind } from '../engine/model/codes.js';
+import type { LiveAccountState, LiveIntent } from '../engine/guest/live-state.js';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { ExchangeCandle } from '../ports/exchange-gateway.js';
 import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
@@ -47,48 +48,7 @@ export interface LiveCandle extends ExchangeCandle {
   symbol: string;
 }
 
-/** The account as the strategy sees it through `ctx` (from the exchange and the Store). */
-export interface LiveAccountState {
-  cash: number;
-  equity: number;
-  positions: Array<{
-    symbol: string;
-    side: 'long' | 'short';
-    quantity: number;
-    entryPrice: number | null;
-    entryTime: number | null;
-    margin: number | null;
-    liquidationPrice: number | null;
-    unrealizedPnl: number | null;
-  }>;
-  /** Open orders, with the ids the strategy knows them by. */
-  orders: Array<{
-    id: string;
-    symbol: string;
-    side: 'buy' | 'sell';
-    type: 'market' | 'limit' | 'stop';
-    price: number | null;
-    quantity: number | null;
-    size: number | null;
-    stopLoss: number | null;
-    takeProfit: number | null;
-    reduceOnly: boolean;
-    closeAll: boolean;
-    tag: string | null;
-    time: number;
-  }>;
-}
-
-/** What the strategy asked for during one call. */
-export type LiveIntent =
-  | {
-      kind: 'place';
-      order: LiveAccountState['orders'][number] & {
-        /** Set on a close made for a crossed stop-loss or take-profit. */
-        exit?: LiveExitKind | null;
-      };
-    }
-  | { kind: 'cancel'; id: string };
+export type { LiveAccountState, LiveIntent } from '../engine/guest/live-state.js';
 
 /** An event for `onOrder`, as docs/strategy-api.md describes it. */
 export interface LiveOrderEvent {

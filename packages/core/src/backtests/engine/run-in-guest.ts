@@ -3,7 +3,7 @@ import { createIndicator, type StreamingIndicator } from '../../indicators/creat
 import { indicatorSpecProblem, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
 import { STATE_FIELDS, TRADE_FIELDS } from '../../engine/model/codes.js';
 import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
-import { createSourceLocator, mapStack, type SourceLocator } from '../../sandbox/source-map.js';
+import { type SourceLocator, createSourceLocator, withSourceLocation } from '../../sandbox/source-map.js';
 import { compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireJob } from './backtest-job.js';
@@ -71,21 +71,6 @@ export async function loadStrategy(session: GuestSession, source: string) {
     throw error;
   }
   return { ns, meta, exports: compiled.exports, locator };
-}
-
-/**
- * Points a strategy error at the user's source: maps the guest stack trace through the source
- * map, and appends the first location to the message ("... (line 12, column 5)").
- */
-export function withSourceLocation(error: unknown, locator: SourceLocator | null): unknown {
-  if (!(error instanceof SandboxError) || !locator) return error;
-  const details = error.details as { stack?: unknown } | undefined;
-  if (!details || typeof details.stack !== 'string' || !details.stack) return error;
-  const stack = mapStack(details.stack, locator);
-  const first = /strategy\.ts:(\d+):(\d+)/.exec(stack);
-  const message = first && !/\(line \d+/.test(error.message) ? `${error.message} (line ${first[1]}, column ${first[2]})` : error.message;
-  const where = first ? { line: Number(first[1]), column: Number(first[2]) } : {};
-  return new SandboxError(error.code, message, { details: { ...details, ...where, stack }, logs: error.logs });
 }
 
 function mergeOrder(job: WireJob) {

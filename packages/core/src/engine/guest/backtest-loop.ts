@@ -1,3 +1,4 @@
+import type { StrategyCandle } from './strategy-module.js';
 import type { BacktestAccount } from './backtest-account.js';
 import type { BacktestOrders } from './backtest-orders.js';
 import { fmt } from './format.js';
@@ -14,17 +15,6 @@ export type HostRegister = (kind: number, symbol: number, period: number, multip
 
 /** Periods below this are looked up in a per-symbol array instead of a keyed map. */
 const FAST_PERIODS = 4096;
-
-/** A strategy's candle, reused for every call of `onCandle`. */
-interface Candle {
-  symbol: string;
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
 
 /**
  * The candle loop of a backtest, and `ctx.indicators`, which read the same batch: the host
@@ -44,7 +34,7 @@ export function createBacktestLoop(
     events: OrderEventQueue;
     logs: LogBuffer;
     /** The strategy's exports, called with the `ctx` given to `setCtx`. */
-    onCandle: (ctx: unknown, candle: Candle) => void;
+    onCandle: (ctx: unknown, candle: StrategyCandle) => void;
     onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
   },
 ) {
@@ -188,7 +178,7 @@ export function createBacktestLoop(
   const { pendingCount, processBar } = orders;
   const { open, exBelow, exAbove, nextFunding, lastPrice } = book;
   const queued = events.list;
-  const candles: Candle[] = [];
+  const candles: StrategyCandle[] = [];
   for (let s = 0; s < nSym; s++) candles.push({ symbol: symbols[s]!, time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 });
 
   /*

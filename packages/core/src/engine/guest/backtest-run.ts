@@ -1,3 +1,4 @@
+import { type StrategyModule, strategyHandlers } from './strategy-module.js';
 import { createBacktestAccount } from './backtest-account.js';
 import { createBacktestCtx } from './backtest-ctx.js';
 import { createBacktestLoop, type HostRegister } from './backtest-loop.js';
@@ -23,7 +24,7 @@ export interface BacktestRunConfig {
   funding: Array<{ time: number[]; rate: number[] } | null>;
 }
 
-export type StrategyModule = { onCandle?: unknown; onOrder?: unknown } & Record<string, unknown>;
+export type { StrategyModule } from './strategy-module.js';
 
 /** One backtest inside the guest: batches in, account changes, trades and the final marks out. */
 export interface BacktestRun {
@@ -48,10 +49,7 @@ export function createBacktestRun(
   hostRegister: HostRegister,
   env: { logs: LogBuffer; random: () => number; startTime: number },
 ): BacktestRun {
-  const onCandle = ns.onCandle as (ctx: unknown, candle: unknown) => void;
-  const onOrder = ns.onOrder as ((ctx: unknown, event: unknown) => void) | undefined;
-  if (typeof onCandle !== 'function') throw new TypeError('The strategy must export a function onCandle(ctx, candle)');
-  if (onOrder !== undefined && typeof onOrder !== 'function') throw new TypeError('onOrder, when exported, must be a function');
+  const { onCandle, onOrder } = strategyHandlers(ns);
   const nSym = cfg.symbols.length;
   const { logs } = env;
   let loopNow = () => env.startTime;

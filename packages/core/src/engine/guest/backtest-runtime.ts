@@ -14,38 +14,20 @@
  */
 import type { HostRegister } from './backtest-loop.js';
 import { type BacktestRun, type BacktestRunConfig, createBacktestRun, type StrategyModule } from './backtest-run.js';
-import { createRandom, installDeterminism } from './determinism.js';
-import { createErrorRecorder, readExports, readMeta } from './errors.js';
+import { readExports, readMeta } from './errors.js';
+import { createGuestBase } from './guest-base.js';
 import { freeze, jsonParse } from './intrinsics.js';
-import { createLogBuffer, installConsole } from './log-buffer.js';
 
 /** Creates the runtime; `bootJson` holds the seed, the start time and the log limits. */
 export function createRuntime(bootJson: string) {
-  const boot = jsonParse(bootJson) as { seed: number; startTime: number; maxLogLines: number; maxLogBytes: number };
-  /** Where the time comes from: the start time until a run starts, then the candle loop's clock. */
-  let timeSource = () => boot.startTime;
-  const clock = () => timeSource();
-  const random = createRandom(boot.seed);
-  installDeterminism(random, clock);
-  const logs = createLogBuffer({ maxLines: boot.maxLogLines, maxBytes: boot.maxLogBytes, scope: '', now: clock });
-  installConsole(logs);
-  const errors = createErrorRecorder(logs);
+  // The log limit applies to the whole run.
+  const { boot, random, logs, errorApi, setTimeSource, guarded } = createGuestBase(bootJson, '');
   let run: BacktestRun | null = null;
-  const guarded =
-    <A extends unknown[], R>(fn: (...args: A) => R, failed: R) =>
-    (...args: A): R => {
-      try {
-        return fn(...args);
-      } catch (e) {
-        errors.describe(e);
-        return failed;
-      }
-    };
 
   function start(ns: StrategyModule, hostRegister: HostRegister, runJson: string): boolean {
     const cfg = jsonParse(runJson) as BacktestRunConfig;
     run = createBacktestRun(cfg, ns, hostRegister, { logs, random, startTime: boot.startTime });
-    timeSource = run.now;
+    setTimeSource(run.now);
     return true;
   }
 
@@ -58,10 +40,6 @@ export function createRuntime(bootJson: string) {
     drainTrades: () => run!.drainTrades(),
     drainLogs: () => logs.drain(),
     finish: guarded(() => run!.finish(), null),
-    lastError: errors.lastError,
-    describe: (e: unknown) => {
-      errors.describe(e);
-      return errors.lastError();
-    },
+    ...errorApi,
   });
 }

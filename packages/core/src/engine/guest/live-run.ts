@@ -14,7 +14,9 @@
  * Indicators are computed by the host (trusted code in the child process) through `hostInd`.
  * Data crosses as JSON.
  */
+import { type StrategyCandle, type StrategyModule, strategyHandlers } from './strategy-module.js';
 import { type LiveExitKind, MAX_OPEN_ORDERS } from '../model/codes.js';
+import type { LiveAccountState, LiveOrderState, LivePositionState } from './live-state.js';
 import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
 import { deepFreeze } from './errors.js';
 import { freeze, jsonParse, jsonStringify } from './intrinsics.js';
@@ -24,38 +26,10 @@ import { ORDER_TYPE_NAMES, optionalPrice, optionalTrail, parseOrderArgs, type Tr
 
 type ExitKind = LiveExitKind;
 
-interface LiveOrder {
-  id: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  type: string;
-  price: number | null;
-  quantity: number | null;
-  size: number | null;
-  stopLoss: number | null;
-  takeProfit: number | null;
-  reduceOnly: boolean;
-  closeAll: boolean;
-  exit?: ExitKind | null;
-  tag: string | null;
-  time: number;
-}
+/** An open order in this call: the host's, or one the strategy placed now (then its type is any the order arguments allow). */
+type LiveOrder = Omit<LiveOrderState, 'type'> & { type: string; exit?: ExitKind | null };
 
-interface LivePosition {
-  symbol: string;
-  side: 'long' | 'short';
-  quantity: number;
-  entryPrice: number | null;
-  entryTime: number | null;
-  margin: number | null;
-  liquidationPrice: number | null;
-  unrealizedPnl: number | null;
-}
-
-interface LiveState {
-  cash: number;
-  equity: number;
-  positions: LivePosition[];
+interface LiveState extends Omit<LiveAccountState, 'orders'> {
   orders: LiveOrder[];
 }
 
@@ -63,18 +37,8 @@ interface Trail extends TrailSpec {
   best: number;
 }
 
-interface Candle {
-  symbol: string;
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-}
-
 export type HostInd = (kind: number, symbol: number, period: unknown, multiplier: unknown, output: number) => number;
-export type StrategyModule = { onCandle?: unknown; onOrder?: unknown } & Record<string, unknown>;
+export type { StrategyModule } from './strategy-module.js';
 
 const nullable = (v: number) => (v === v ? v : null);
 
@@ -107,16 +71,13 @@ export function createLiveRun(
 ): LiveRun {
   const { logs, random } = env;
   let now = env.startTime;
-  const onCandle = ns.onCandle as (ctx: unknown, candle: unknown) => void;
-  const onOrder = ns.onOrder as ((ctx: unknown, event: unknown) => void) | undefined;
-  if (typeof onCandle !== 'function') throw new TypeError('The strategy must export a function onCandle(ctx, candle)');
-  if (onOrder !== undefined && typeof onOrder !== 'function') throw new TypeError('onOrder, when exported, must be a function');
+  const { onCandle, onOrder } = strategyHandlers(ns);
   const symbols = cfg.symbols;
   const symIdx = createSymbolResolver(symbols, 'deployment');
 
   /* State from the host, replaced on every call. */
   let state: LiveState = { cash: 0, equity: 0, positions: [], orders: [] };
-  let positionBySym: Record<string, LivePosition> = Object.create(null);
+  let positionBySym: Record<string, LivePositionState> = Object.create(null);
   let views: Record<string, unknown> = Object.create(null);
   /* Open orders as the strategy sees them: the host's, plus this call's new ones, less this call's cancels. */
   let openOrders: LiveOrder[] = [];
@@ -127,7 +88,7 @@ export function createLiveRun(
   const tp: Record<string, number> = Object.create(null);
   const trail: Record<string, Trail> = Object.create(null);
   const attach: Record<string, { sl: number; tp: number; trail: TrailSpec | null }> = Object.create(null);
-  const candle: Candle = { symbol: '', time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
+  const candle: StrategyCandle = { symbol: '', time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 };
 
   function dropExits(symbol: string): void {
     delete sl[symbol];
@@ -341,7 +302,7 @@ export function createLiveRun(
    * whichever is nearer the price) first, then take-profit; an untouched trailing stop then
    * follows the candle's high (long) or low (short).
    */
-  function checkExits(c: Candle): void {
+  function checkExits(c: StrategyCandle): void {
     const p = positionBySym[c.symbol];
     if (!p) return;
     const long = p.side === 'long';
@@ -374,7 +335,7 @@ export function createLiveRun(
 
   function onCandleCall(stateJson: string, candleJson: string, callStrategy: boolean): string {
     setState(stateJson);
-    const c = jsonParse(candleJson) as Candle;
+    const c = jsonParse(candleJson) as StrategyCandle;
     now = c.time;
     candle.symbol = c.symbol;
     candle.time = c.time;
