@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createSandboxPool } from './backtests/engine/backtest-pool.js';
+import { createSandboxStrategyRunner } from './backtests/sandbox-strategy-runner.js';
 import { createStratbox } from './create-stratbox.js';
 import { createInProcessEventBus } from './events/in-process-event-bus.js';
 import { createSilentLogger } from './ports/logger.js';
@@ -42,5 +44,53 @@ describe('createStratbox close()', () => {
     await stratbox.close();
     await stratbox.close();
     await expect(store.users.findById('usr_any')).rejects.toThrow('Store is closed');
+  });
+});
+
+describe('createStratbox strategy runner', () => {
+  const SMA = `export const meta = { timeframe: '1h', params: { fast: { type: 'int', default: 10, min: 2 } } };
+export function onCandle(ctx, c) {}`;
+  // passes the host-side shape check: only running it in the sandbox finds the unknown meta field
+  const BAD_META = `export const meta = { timeframe: '1h', speed: 3 };
+export function onCandle(ctx, c) {}`;
+
+  for (const name of ['strategyRunner', 'executor'] as const) {
+    it(`checks strategies with the runner given as ${name}, and closes it`, { timeout: 60_000 }, async () => {
+      const runner = createSandboxStrategyRunner(createSandboxPool({ size: 1 }));
+      const stratbox = createStratbox({ logger: createSilentLogger(), ...(name === 'strategyRunner' ? { strategyRunner: runner } : { executor: runner }) });
+      try {
+        const { userId } = await stratbox.users.createUser('alice');
+        await expect(stratbox.strategies.create(userId, { name: 'bad', source: BAD_META })).rejects.toMatchObject({
+          code: 'VALIDATION_FAILED',
+          details: [expect.objectContaining({ code: 'INVALID_STRATEGY' })],
+        });
+        const strategy = await stratbox.strategies.create(userId, { name: 'SMA', source: SMA });
+        await expect(
+          stratbox.backtests.create(userId, {
+            strategyId: strategy.id,
+            symbols: ['BTC/USDT:USDT'],
+            startDate: '2025-01-01',
+            endDate: '2025-01-02',
+            params: { fast: '1' },
+          }),
+        ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', status: 400 });
+      } finally {
+        await stratbox.close();
+      }
+      // close() closed the runner it was given
+      await expect(runner.inspect(SMA)).rejects.toMatchObject({ code: 'POOL_CLOSED' });
+    });
+  }
+
+  it('refuses two different runners under the new and the deprecated name', async () => {
+    const one = createSandboxStrategyRunner(createSandboxPool({ size: 1 }));
+    const other = createSandboxStrategyRunner(createSandboxPool({ size: 1 }));
+    try {
+      expect(() => createStratbox({ logger: createSilentLogger(), strategyRunner: one, executor: other })).toThrow(
+        'createStratbox: give strategyRunner or its deprecated name executor, not both',
+      );
+    } finally {
+      await Promise.all([one.close(), other.close()]);
+    }
   });
 });

@@ -14,10 +14,11 @@ import type { JobQueue } from './ports/job-queue.js';
 import type { MarketData } from './ports/market-data.js';
 import { createInProcessJobQueue } from './queue/in-process-job-queue.js';
 import { createMarketData } from './market-data/composite-market-data.js';
-import type { BacktestExecutor } from './backtests/backtest-executor.js';
+import type { StrategyRunner } from './ports/strategy-runner.js';
 import { createBacktestService, type BacktestService } from './backtests/backtest-service.js';
 import { createBacktestWorker, type BacktestRecovery } from './backtests/backtest-worker.js';
-import { createSandboxExecutor } from './backtests/sandbox-executor.js';
+import { createSandboxStrategyRunner } from './backtests/sandbox-strategy-runner.js';
+import { pickStrategyRunner } from './backtests/strategy-runner-dep.js';
 import { checkMaxBacktestTrades } from './backtests/stored-trades.js';
 import { createSandboxPool, type SandboxPoolOptions } from './backtests/engine/backtest-pool.js';
 import { checkSourceShape } from './sandbox/source-shape.js';
@@ -52,10 +53,16 @@ export interface StratboxConfig {
   queue?: JobQueue;
   /** Candles for backtests and charts. Default: imported CSV candles, else synthetic ones (offline). */
   marketData?: MarketData;
-  /** Limits of the QuickJS sandbox pool (child processes), when `executor` is not given. */
+  /** Limits of the QuickJS sandbox pool (child processes), when `strategyRunner` is not given. */
   sandbox?: SandboxPoolOptions;
-  /** Runs strategy code. Default: the QuickJS sandbox pool. */
-  executor?: BacktestExecutor;
+  /**
+   * Runs strategy code for backtests and checks it before a save, a backtest or a deployment.
+   * Default: `createSandboxStrategyRunner` on a QuickJS sandbox pool with the `sandbox` limits.
+   * Closed by `close()`.
+   */
+  strategyRunner?: StrategyRunner;
+  /** @deprecated Renamed `strategyRunner` (still accepted; give one of the two). */
+  executor?: StrategyRunner;
   /**
    * The 32-byte master key that wraps exchange credentials' data keys (bytes or base64). Keep it
    * outside the database. Without it (and without `secretBox`) a random key is made and
@@ -136,13 +143,13 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const clock = config.clock ?? createSystemClock();
   const logger = config.logger ?? createJsonLogger();
   const apiKeys = createApiKeyService({ store, clock });
-  const executor = config.executor ?? createSandboxExecutor(createSandboxPool(config.sandbox));
+  const strategyRunner = pickStrategyRunner(config, 'createStratbox', () => createSandboxStrategyRunner(createSandboxPool(config.sandbox)));
   const checkSource =
     config.checkSource ??
     (async (source: string, context?: { userId: string }) => {
       // a linear scan here; the parse itself runs in the sandbox's check lane, never on this thread
       checkSourceShape(source);
-      await executor.inspect(source, context ? { tenant: context.userId } : {});
+      await strategyRunner.inspect(source, context ? { tenant: context.userId } : {});
     });
   const strategies = createStrategyService({ store, clock, checkSource });
   const events =
@@ -165,7 +172,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     logger,
     events,
     queue,
-    executor,
+    strategyRunner,
     beforeCreate: (userId) => billing.usage.reserveBacktest(userId),
     afterCreateFailed: (userId) => billing.usage.releaseBacktest(userId),
   });
@@ -178,7 +185,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     logger,
     events,
     queue,
-    executor,
+    strategyRunner,
     marketData,
     concurrency: config.workerConcurrency ?? 2,
     ...(config.maxBacktestTrades === undefined ? {} : { maxStoredTrades: checkMaxBacktestTrades(config.maxBacktestTrades) }),
@@ -221,7 +228,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     store,
     clock,
     credentials,
-    executor,
+    strategyRunner,
     supervisor,
     log: createDeploymentLogWriter({ store, clock, logger }),
     assertDeploymentSlot: (userId, tx) => billing.usage.assertDeploymentSlot(userId, tx),
@@ -239,7 +246,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       ['live sandbox', () => liveSandbox.close()],
       ['exchange clients', () => (config.deployments?.exchanges ? Promise.resolve() : exchanges.close())],
       ['job queue', () => queue.close()],
-      ['executor', () => executor.close()],
+      ['strategy runner', () => strategyRunner.close()],
       ['event bus', () => events.close()],
       ['store', () => store.close()],
     ];

@@ -1,4 +1,8 @@
 /** `@stratbox/core`: domain services, ports and the contract of Stratbox. */
+import type { StrategyDeclaration, StrategyRunner } from './ports/strategy-runner.js';
+import type { SandboxPool, StrategyInspection } from './backtests/engine/backtest-pool.js';
+import { createSandboxStrategyRunner } from './backtests/sandbox-strategy-runner.js';
+
 export * from '@stratbox/contract';
 export * from './errors/index.js';
 export * from './ports/index.js';
@@ -24,7 +28,7 @@ export {
   type SandboxPoolOptions,
   type RunOptions,
   type BacktestProgress,
-  type StrategyInfo,
+  type StrategyInspection,
 } from './backtests/engine/backtest-pool.js';
 export type {
   BacktestJob,
@@ -38,8 +42,7 @@ export type {
 } from './backtests/engine/index.js';
 export { createBacktestService, MAX_BACKTEST_BARS, type BacktestService } from './backtests/backtest-service.js';
 export { createBacktestWorker, type BacktestWorkerDeps, type BacktestRecovery } from './backtests/backtest-worker.js';
-export { createSandboxExecutor } from './backtests/sandbox-executor.js';
-export type { BacktestExecutor, BacktestRunInput, BacktestRunOutput, StrategyInfo as BacktestStrategyInfo } from './backtests/backtest-executor.js';
+export { createSandboxStrategyRunner } from './backtests/sandbox-strategy-runner.js';
 export * from './billing/index.js';
 export * from './marketplace/index.js';
 export * from './credentials/index.js';
@@ -55,3 +58,13 @@ export {
   type RateLimit,
   type RateLimits,
 } from './rate-limit/flexible-rate-limiter.js';
+
+// Names before the strategy runner became a port (kept so host apps keep compiling).
+/** @deprecated Renamed `StrategyRunner`: it runs strategy code for backtests and for checks before a save or a deployment. */
+export type BacktestExecutor = StrategyRunner;
+/** @deprecated Renamed `StrategyDeclaration` (what a strategy declares in `meta`: timeframe, warmup, params). */
+export type BacktestStrategyInfo = StrategyDeclaration;
+/** @deprecated Renamed `StrategyInspection` (what inspecting a strategy in the sandbox pool answers: its `meta` and exports). */
+export type StrategyInfo = StrategyInspection;
+/** @deprecated Renamed `createSandboxStrategyRunner`. */
+export const createSandboxExecutor: (pool: SandboxPool) => StrategyRunner = createSandboxStrategyRunner;

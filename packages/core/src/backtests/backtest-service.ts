@@ -10,7 +10,7 @@ import type { BacktestRecord, Store } from '../ports/store.js';
 import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
 import { paginate, paginateBySeq } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
-import type { BacktestExecutor } from './backtest-executor.js';
+import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
 import { toBacktestDetail, toBacktestSummary, toProgressEvent, toTradeView } from './backtest-views.js';
 import { parseInput } from '../util/validate.js';
 
@@ -19,18 +19,17 @@ export const MAX_BACKTEST_BARS = 5_000_000;
 
 export const BACKTEST_JOB = 'backtest';
 
-export interface BacktestServiceDeps {
+export type BacktestServiceDeps = StrategyRunnerDep & {
   store: Store;
   clock: Clock;
   logger: Logger;
   events: EventBus;
   queue: JobQueue;
-  executor: BacktestExecutor;
   /** Called before a backtest is created; throws to refuse (plan limits). */
   beforeCreate?: (userId: string) => Promise<void>;
   /** Called when a backtest that `beforeCreate` admitted could not be created after all. */
   afterCreateFailed?: (userId: string) => Promise<void>;
-}
+};
 
 export type BacktestService = ReturnType<typeof createBacktestService>;
 
@@ -38,7 +37,8 @@ const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
 
 /** Backtests: queued on create, run by a worker (see `createBacktestWorker`), cancellable. */
 export function createBacktestService(deps: BacktestServiceDeps) {
-  const { store, clock, events, queue, executor } = deps;
+  const { store, clock, events, queue } = deps;
+  const runner = pickStrategyRunner(deps, 'createBacktestService');
 
   async function load(userId: string, id: string): Promise<BacktestRecord> {
     const record = await store.backtests.findById(userId, id);
@@ -56,8 +56,8 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         throw new StratboxError('VALIDATION_FAILED', `${SPOT_LEVERAGE_MESSAGE}${why}`, [{ path: 'body.leverage', message: SPOT_LEVERAGE_MESSAGE }]);
       }
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await withRunOnlyErrors(runnable.canReadSource, () => executor.inspect(source, { tenant: userId }));
-      await withRunOnlyErrors(runnable.canReadSource, () => executor.checkParams(info, body.params));
+      const info = await withRunOnlyErrors(runnable.canReadSource, () => runner.inspect(source, { tenant: userId }));
+      await withRunOnlyErrors(runnable.canReadSource, () => runner.checkParams(info, body.params));
       const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
       const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
       const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;

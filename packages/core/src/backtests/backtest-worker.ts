@@ -6,7 +6,7 @@ import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
 import type { MarketData, TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store, StoreRepositories } from '../ports/store.js';
-import type { BacktestExecutor } from './backtest-executor.js';
+import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
 import { BACKTEST_JOB } from './backtest-service.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
@@ -14,13 +14,12 @@ import { tradesToStore } from './stored-trades.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
 
-export interface BacktestWorkerDeps {
+export type BacktestWorkerDeps = StrategyRunnerDep & {
   store: Store;
   clock: Clock;
   logger: Logger;
   events: EventBus;
   queue: JobQueue;
-  executor: BacktestExecutor;
   marketData: MarketData;
   /** Backtests run at once by this process (default 2). */
   concurrency?: number;
@@ -41,7 +40,7 @@ export interface BacktestWorkerDeps {
    * Default: `resubmit` when the queue is shared by several nodes (`queue.shared`), else `restart`.
    */
   recovery?: BacktestRecovery;
-}
+};
 
 /**
  * Start-up recovery of backtests a stop interrupted:
@@ -66,7 +65,7 @@ function seedOf(r: BacktestRecord): number {
   return digest.readUInt32LE(0);
 }
 
-/** CPU milliseconds a failed run used, as the executor reported it on the error. */
+/** CPU milliseconds a failed run used, as the strategy runner reported it on the error. */
 function cpuMsOf(error: unknown): number {
   const cpuMs = (error as { cpuMs?: unknown } | null)?.cpuMs;
   return typeof cpuMs === 'number' && Number.isFinite(cpuMs) && cpuMs > 0 ? cpuMs : 0;
@@ -90,7 +89,8 @@ function runError(error: unknown): { code: string; message: string } {
  * job delivered twice runs once.
  */
 export function createBacktestWorker(deps: BacktestWorkerDeps) {
-  const { store, clock, logger, events, queue, executor, marketData } = deps;
+  const { store, clock, logger, events, queue, marketData } = deps;
+  const runner = pickStrategyRunner(deps, 'createBacktestWorker');
   const interval = deps.progressIntervalMs ?? 250;
 
   /**
@@ -159,7 +159,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       if (!version)
         throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
       ownsSource = version.userId === record.userId;
-      const info = await executor.inspect(version.source, { tenant: record.userId });
+      const info = await runner.inspect(version.source, { tenant: record.userId });
       const {
         series,
         source: dataSource,
@@ -187,7 +187,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       signal.throwIfAborted();
 
       let lastPublished = 0;
-      const output = await executor.run(
+      const output = await runner.run(
         {
           source: version.source,
           series,

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ACTIVE_DEPLOYMENT_STATUSES, CreateDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
-import type { BacktestExecutor } from '../backtests/backtest-executor.js';
+import type { StrategyRunner } from '../ports/strategy-runner.js';
+import { pickStrategyRunner, type StrategyRunnerDep } from '../backtests/strategy-runner-dep.js';
 import type { CredentialService } from '../credentials/credential-service.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
@@ -17,12 +18,11 @@ import type { DeploymentSupervisor } from './supervisor.js';
 import { withRunOnlyErrors } from '../marketplace/licences.js';
 import { parseInput } from '../util/validate.js';
 
-export interface DeploymentServiceDeps {
+/** What `createDeploymentService` takes; of the strategy runner it uses `inspect` and `checkParams` (meta and params at create). */
+export type DeploymentServiceDeps = StrategyRunnerDep<Pick<StrategyRunner, 'inspect' | 'checkParams'>> & {
   store: Store;
   clock: Clock;
   credentials: CredentialService;
-  /** Reads a strategy's meta and checks params (the sandbox). */
-  executor: Pick<BacktestExecutor, 'inspect' | 'checkParams'>;
   supervisor: DeploymentSupervisor;
   log: DeploymentLogWriter;
   /** Throws 402 PLAN_LIMIT_EXCEEDED when the user has no live bot slot left; called inside the create (and restart) transaction, after `users.lock`. */
@@ -33,7 +33,7 @@ export interface DeploymentServiceDeps {
    * deployment still `stopping` and delete answers 503.
    */
   stopWaitMs?: number;
-}
+};
 
 export type DeploymentService = ReturnType<typeof createDeploymentService>;
 
@@ -73,6 +73,7 @@ async function assertSymbolsFree(tx: StoreRepositories, userId: string, credenti
  */
 export function createDeploymentService(deps: DeploymentServiceDeps) {
   const { store, clock, supervisor } = deps;
+  const runner = pickStrategyRunner(deps, 'createDeploymentService');
 
   async function load(userId: string, id: string): Promise<DeploymentRecord> {
     const record = await store.deployments.findById(userId, id);
@@ -128,8 +129,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         ]);
       }
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await withRunOnlyErrors(runnable.canReadSource, () => deps.executor.inspect(source));
-      await withRunOnlyErrors(runnable.canReadSource, () => deps.executor.checkParams(info, body.params));
+      const info = await withRunOnlyErrors(runnable.canReadSource, () => runner.inspect(source));
+      await withRunOnlyErrors(runnable.canReadSource, () => runner.checkParams(info, body.params));
       if (info.timeframe !== undefined && !(info.timeframe in TIMEFRAME_MS)) {
         throw new StratboxError('VALIDATION_FAILED', `Unsupported timeframe ${info.timeframe}`, [
           { path: 'meta.timeframe', message: 'Not a supported timeframe' },

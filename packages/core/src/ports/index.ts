@@ -5,3 +5,4 @@ export * from './authenticator.js';
 export * from './secret-box.js';
 export * from './exchange-gateway.js';
 export * from './rate-limiter.js';
+export * from './strategy-runner.js';

@@ -5,11 +5,11 @@ import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from '../../sandbox/quickjs-
 import { SandboxError } from '../../sandbox/sandbox-error.js';
 import { resolveWorkerEntry } from '../../sandbox/worker-path.js';
 import { normalizeJob, type BacktestJob } from './backtest-job.js';
-import type { BacktestChildJob, StrategyInfo } from './backtest-worker-protocol.js';
+import type { BacktestChildJob, StrategyInspection } from './backtest-worker-protocol.js';
 import { buildBacktestResult, type BacktestResult } from './build-result.js';
 import type { EngineLimits, RunOutput } from './run-in-guest.js';
 
-export type { StrategyInfo } from './backtest-worker-protocol.js';
+export type { StrategyInspection } from './backtest-worker-protocol.js';
 
 /** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
 export interface SandboxPoolOptions {
@@ -97,7 +97,7 @@ export interface SandboxPool {
    * rejects with `StratboxError('VALIDATION_FAILED')` (400) whose details hold `{ path, message }`
    * problems (with line and column for syntax errors) and the sandbox `code`.
    */
-  inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string }): Promise<StrategyInfo>;
+  inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string }): Promise<StrategyInspection>;
   /** Children currently alive (with their process ids) and jobs waiting, both lanes together. */
   stats(): { children: number; busy: number; queued: number; pids: number[] };
   /** Rejects queued and running jobs with POOL_CLOSED and stops every child. */
@@ -181,7 +181,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           wallTimeMs: inspectCpuTimeMs * 2 + 2000,
           signal: inspectOptions.signal,
         });
-        return answer.output as StrategyInfo;
+        return answer.output as StrategyInspection;
       } catch (error) {
         if (!(error instanceof SandboxError) || ['CRASHED', 'CANCELLED', 'POOL_CLOSED'].includes(error.code)) throw error;
         const at = (error.details ?? {}) as { line?: number; column?: number };

@@ -3,8 +3,8 @@ import type { GuestLimits } from './backtest-session.js';
 import type { WireJob } from './backtest-job.js';
 import type { EngineLimits } from './run-in-guest.js';
 
-/** What `pool.inspectStrategy` learns by evaluating a strategy module briefly in the sandbox. */
-export interface StrategyInfo {
+/** What `pool.inspectStrategy` learns by evaluating a strategy module briefly in the sandbox: its validated `meta` and its exports. */
+export interface StrategyInspection {
   meta: StrategyMeta;
   /** Exported names with their `typeof`, e.g. `{ onCandle: 'function', meta: 'object' }`. */
   exports: Record<string, string>;
@@ -12,6 +12,6 @@ export interface StrategyInfo {
 
 /**
  * A job of the backtest sandbox children (backtest-child-program.ts), the opaque payload of the
- * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), an `inspect` a `StrategyInfo`.
+ * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), an `inspect` a `StrategyInspection`.
  */
 export type BacktestChildJob = { kind: 'run'; job: WireJob; limits: EngineLimits } | { kind: 'inspect'; source: string; limits: GuestLimits };

@@ -1,6 +1,6 @@
 import { SandboxError } from '../../sandbox/sandbox-error.js';
 import { openBacktestSession, type GuestLimits } from './backtest-session.js';
-import type { StrategyInfo } from './backtest-worker-protocol.js';
+import type { StrategyInspection } from './backtest-worker-protocol.js';
 import { loadStrategy } from './run-in-guest.js';
 
 /**
@@ -9,7 +9,7 @@ import { loadStrategy } from './run-in-guest.js';
  * missing `onCandle` or a bad `meta`; STRATEGY_ERROR when the module throws while loading;
  * TIMEOUT or MEMORY_LIMIT when loading exceeds the limits.
  */
-export async function inspectStrategyInGuest(source: string, limits: GuestLimits, isCancelled: () => boolean): Promise<StrategyInfo> {
+export async function inspectStrategyInGuest(source: string, limits: GuestLimits, isCancelled: () => boolean): Promise<StrategyInspection> {
   const session = await openBacktestSession({ limits, seed: 1, startTime: 0, isCancelled });
   try {
     const { ns, meta } = await loadStrategy(session, source);

@@ -1,17 +1,17 @@
 import type { SandboxPool } from './engine/backtest-pool.js';
 import { parseStrategyParams, type ParamSpec } from '../sandbox/strategy-meta.js';
-import type { BacktestExecutor, BacktestRunInput, StrategyInfo } from './backtest-executor.js';
+import type { BacktestRunInput, StrategyDeclaration, StrategyRunner } from '../ports/strategy-runner.js';
 import { downsampleEquity } from './equity-downsample.js';
 
-/** The BacktestExecutor on the QuickJS sandbox pool. */
-export function createSandboxExecutor(pool: SandboxPool): BacktestExecutor {
+/** The StrategyRunner on the QuickJS sandbox pool; `close` closes the pool. */
+export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
   return {
     async inspect(source, options = {}) {
       const info = await pool.inspectStrategy(source, options);
       return { timeframe: info.meta.timeframe, warmup: info.meta.warmup, params: info.meta.params };
     },
-    checkParams(info: StrategyInfo, params) {
-      parseStrategyParams(info.params as Record<string, ParamSpec> | undefined, params);
+    checkParams(declaration: StrategyDeclaration, params) {
+      parseStrategyParams(declaration.params as Record<string, ParamSpec> | undefined, params);
     },
     async run(input: BacktestRunInput, { signal, onProgress, tenant }) {
       const candles: Record<

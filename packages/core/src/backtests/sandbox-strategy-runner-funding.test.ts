@@ -2,20 +2,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { createMarketData } from '../market-data/composite-market-data.js';
 import { createSandboxPool } from '../index.js';
-import { createSandboxExecutor } from './sandbox-executor.js';
+import { createSandboxStrategyRunner } from './sandbox-strategy-runner.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
-import type { BacktestRunInput } from './backtest-executor.js';
+import type { BacktestRunInput } from '../ports/strategy-runner.js';
 
 /*
  * Funding rates from the market data reach the sandboxed engine: loaded for a backtest's symbols
- * and range, handed to the executor, and checked by the job the child receives (which refuses
+ * and range, handed to the strategy runner, and checked by the job the child receives (which refuses
  * funding on SPOT and malformed series: proof the series got there).
  */
 
 const pool = createSandboxPool({ size: 1, cpuTimeMs: 10_000 });
-const executor = createSandboxExecutor(pool);
-afterAll(() => executor.close());
+const runner = createSandboxStrategyRunner(pool);
+afterAll(() => runner.close());
 
 const HOLD = `export const meta = { timeframe: '1h' };
 export function onCandle(ctx, c) { if (!ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 }); }`;
@@ -45,9 +45,9 @@ async function input(marketType: 'LINEAR' | 'SPOT'): Promise<BacktestRunInput> {
   };
 }
 
-const run = (job: BacktestRunInput) => executor.run(job, { signal: new AbortController().signal, onProgress: () => {} });
+const run = (job: BacktestRunInput) => runner.run(job, { signal: new AbortController().signal, onProgress: () => {} });
 
-describe('funding rates through the sandbox executor', () => {
+describe('funding rates through the sandbox strategy runner', () => {
   it('runs a LINEAR backtest that pays the funding rates of each symbol, and none without them', { timeout: 60_000 }, async () => {
     const job = await input('LINEAR');
     const paid = (await run(job)).metrics as { fundingPaid: number; perSymbol: Record<string, { fundingPaid: number }> };

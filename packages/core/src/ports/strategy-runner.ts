@@ -1,0 +1,89 @@
+import type { CandleSeries } from './market-data.js';
+import type { BacktestResultRecord } from './store.js';
+
+/**
+ * What a strategy declares about itself in `export const meta`, as far as running it goes: its
+ * timeframe, the candles it needs before the first traded one (`warmup`), and its parameter
+ * specs (`params`, by name: `{ type: 'int', default: 10, min: 1 }`, ...). Each is absent when
+ * the strategy does not declare it.
+ */
+export interface StrategyDeclaration {
+  timeframe?: string | undefined;
+  warmup?: number | undefined;
+  params?: Record<string, unknown> | undefined;
+}
+
+export interface BacktestRunInput {
+  /** The stored strategy source (TypeScript or JavaScript). */
+  source: string;
+  /** One series per symbol, same timeframe. Candles before `startTime` only warm up indicators. */
+  series: CandleSeries[];
+  /** First candle time (ms) that is traded and marked. Default: the first candle. */
+  startTime?: number;
+  fees: { maker: number; taker: number };
+  leverage: number;
+  slippage: number;
+  initialCapital: number;
+  /** Request params (strings), parsed against `meta.params` by the runner. */
+  params: Record<string, string>;
+  marketType: 'LINEAR' | 'SPOT';
+  /** Seeds the guest's PRNG, so a run can be repeated exactly. */
+  seed: number;
+  /**
+   * Funding events per symbol (LINEAR only): at each `time` (epoch ms, strictly ascending) an
+   * open position pays its notional times `rate`. A symbol without an entry pays no funding.
+   * Default: none.
+   */
+  funding?: Record<string, { time: Float64Array; rate: Float64Array }>;
+}
+
+export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestId' | 'tradeCount'> {
+  /** CPU milliseconds of sandboxed execution. */
+  computeMs: number;
+}
+
+/** Who a run or check is for, so that users take turns for the sandbox. */
+export interface TenantOption {
+  /** The user id; runs of different users take turns, and each user has a cap on runs at once. */
+  tenant?: string;
+}
+
+/**
+ * The StrategyRunner port: runs user strategy code in the sandbox, for backtests and to check a
+ * strategy before it is saved, backtested or deployed (its `meta` and params). Implementation:
+ * `createSandboxStrategyRunner` (QuickJS in a pool of child processes). A live deployment's
+ * long-lived session runs in the deployments' own sandbox (`createLiveSandbox`) instead.
+ *
+ * Guarantees every implementation gives:
+ * - Isolation: strategy code never runs in the host's V8 and cannot reach the host (no
+ *   `require`, filesystem, network or timers); whatever it does (throw, loop, allocate), the
+ *   host survives and the next call runs normally.
+ * - Failures of `run` reject with an error that has a string `code` (TIMEOUT, MEMORY_LIMIT,
+ *   STACK_OVERFLOW, STRATEGY_ERROR, INVALID_STRATEGY, INVALID_PARAMS, LOG_LIMIT, CRASHED,
+ *   CANCELLED, POOL_CLOSED, ...), a message written for the strategy's author, and `cpuMs`: the
+ *   CPU time the run used before it ended, however it ended (for usage metering).
+ * - Determinism: the same input, with the same `seed`, gives the same output.
+ * - Fairness: calls with different `tenant`s take turns; a check never waits behind a run.
+ * - `close` rejects waiting and running calls (POOL_CLOSED) and releases every process; later
+ *   calls reject the same way. Safe to call twice.
+ */
+export interface StrategyRunner {
+  /**
+   * Evaluates the strategy module briefly (never `onCandle`) and answers what it declares.
+   * Rejects with StratboxError VALIDATION_FAILED (400) for an invalid strategy (syntax, no
+   * `onCandle`, a bad `meta`, throwing or looping while loading): its details are `{ path,
+   * message, code }` problems, with line and column for a syntax error.
+   */
+  inspect(source: string, options?: TenantOption): Promise<StrategyDeclaration>;
+  /** Throws StratboxError VALIDATION_FAILED (400) when `params` do not match `declaration.params`. */
+  checkParams(declaration: StrategyDeclaration, params: Record<string, string>): void;
+  /**
+   * Runs a backtest of `input.source` over `input.series`. Reports progress through `onProgress`
+   * (bars done of the total) and rejects with CANCELLED soon after `signal` aborts.
+   */
+  run(
+    input: BacktestRunInput,
+    options: TenantOption & { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void },
+  ): Promise<BacktestRunOutput>;
+  close(): Promise<void>;
+}
