@@ -13,7 +13,12 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['packages/core/src/engine/**/*.ts'],
-      exclude: ['**/*.test.ts', 'packages/core/src/engine/guest-bundle.ts', 'packages/core/src/engine/guest-script.ts', 'packages/core/src/engine/guest/warm-up-strategy.ts'],
+      exclude: [
+        '**/*.test.ts',
+        'packages/core/src/engine/guest-bundle.ts',
+        'packages/core/src/engine/guest-script.ts',
+        'packages/core/src/engine/guest/warm-up-strategy.ts',
+      ],
       reporter: ['text'],
       reportsDirectory: 'node_modules/.coverage/engine',
       thresholds: { lines: 80, branches: 70 },

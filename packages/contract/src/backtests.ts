@@ -89,7 +89,9 @@ export const Trade = z.object({
   quantity: z.number(),
   pnl: z.number().meta({ description: 'Net of fees and funding' }),
   fees: z.number(),
-  funding: z.number().meta({ description: 'Funding paid over the trade (negative: received); 0 on SPOT, with funding off, and on runs made before funding existed' }),
+  funding: z
+    .number()
+    .meta({ description: 'Funding paid over the trade (negative: received); 0 on SPOT, with funding off, and on runs made before funding existed' }),
   exitReason: z.string().optional(),
 });
 
