@@ -1,5 +1,6 @@
 import { sql, type ColumnDefinitionBuilder, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from '../dialect-name.js';
+import { columnsOf } from './columns-of.js';
 
 /** Trades written by one insert: three parameters each, well under SQLite's and PostgreSQL's limits. */
 export const TRADE_BATCH_ROWS = 1_000;
@@ -16,16 +17,6 @@ export const TRADE_BATCH_ROWS = 1_000;
 export function backtestTradesMigration(dialect: DialectName): Migration {
   const ordered = (col: ColumnDefinitionBuilder) => (dialect === 'postgres' ? col.modifyFront(sql`collate "C"`) : col);
 
-  /** The columns of `table` in the schema the migration runs in. */
-  async function columnsOf(db: Kysely<any>, table: string): Promise<Set<string>> {
-    const query =
-      dialect === 'postgres'
-        ? sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
-        : sql<{ name: string }>`select name from pragma_table_info(${table})`;
-    const { rows } = await query.execute(db);
-    return new Set(rows.map((r) => r.name));
-  }
-
   return {
     async up(db: Kysely<any>) {
       await db.schema
@@ -37,7 +28,7 @@ export function backtestTradesMigration(dialect: DialectName): Migration {
         .addPrimaryKeyConstraint('backtest_trades_pkey', ['backtest_id', 'seq'])
         .execute();
 
-      const columns = await columnsOf(db, 'backtest_results');
+      const columns = await columnsOf(db, dialect, 'backtest_results');
       for (const column of ['trade_count', 'stored_trade_count']) {
         if (!columns.has(column)) {
           await db.schema
@@ -69,7 +60,7 @@ export function backtestTradesMigration(dialect: DialectName): Migration {
     },
 
     async down(db: Kysely<any>) {
-      const columns = await columnsOf(db, 'backtest_results');
+      const columns = await columnsOf(db, dialect, 'backtest_results');
       if (!columns.has('trades')) {
         await db.schema
           .alterTable('backtest_results')

@@ -1,5 +1,6 @@
 import { sql, type ColumnDefinitionBuilder, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from '../dialect-name.js';
+import { columnsOf } from './columns-of.js';
 
 /**
  * Funding rates for backtests: `funding_chunks` caches them packed by (source, symbol, UTC day),
@@ -13,15 +14,6 @@ import type { DialectName } from '../dialect-name.js';
 export function fundingRatesMigration(dialect: DialectName): Migration {
   const ordered = (col: ColumnDefinitionBuilder) => (dialect === 'postgres' ? col.modifyFront(sql`collate "C"`) : col);
   const bytes = dialect === 'postgres' ? 'bytea' : 'blob';
-
-  async function columnsOf(db: Kysely<any>, table: string): Promise<Set<string>> {
-    const query =
-      dialect === 'postgres'
-        ? sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
-        : sql<{ name: string }>`select name from pragma_table_info(${table})`;
-    const { rows } = await query.execute(db);
-    return new Set(rows.map((r) => r.name));
-  }
 
   return {
     async up(db: Kysely<any>) {
@@ -38,7 +30,7 @@ export function fundingRatesMigration(dialect: DialectName): Migration {
       // listSources (the primary key starts with source).
       await db.schema.createIndex('funding_chunks_symbol_source_idx').ifNotExists().on('funding_chunks').columns(['symbol', 'source']).execute();
 
-      const columns = await columnsOf(db, 'backtests');
+      const columns = await columnsOf(db, dialect, 'backtests');
       if (!columns.has('funding')) {
         await db.schema
           .alterTable('backtests')
@@ -51,7 +43,7 @@ export function fundingRatesMigration(dialect: DialectName): Migration {
     },
 
     async down(db: Kysely<any>) {
-      const columns = await columnsOf(db, 'backtests');
+      const columns = await columnsOf(db, dialect, 'backtests');
       for (const column of ['funding_source', 'funding']) {
         if (columns.has(column)) await db.schema.alterTable('backtests').dropColumn(column).execute();
       }
