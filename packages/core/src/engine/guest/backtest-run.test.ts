@@ -1,95 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { EXIT_REASONS, TRADE_FIELDS } from '../model/codes.js';
-import { type BacktestRunConfig, createBacktestRun, type StrategyModule } from './backtest-run.js';
-import { createLogBuffer } from './log-buffer.js';
+import type { BacktestRunConfig, StrategyModule } from './backtest-run.js';
+import { bars, MIN, type Row, runBacktest } from './testing/backtest-harness.js';
 
 /*
  * The backtest runtime's modules run here, in the host, exactly as they run inside QuickJS (the
  * bundle is these files): hand-computed fixtures for funding and trailing stops. The same cases
  * run through the sandbox in backtests/engine/funding-trailing.test.ts.
  */
-const MIN = 60_000;
-type Row = [open: number, high: number, low: number, close: number];
-
-function config(rows: Row[], over: Partial<BacktestRunConfig> = {}): BacktestRunConfig {
+/** Runs `strategy` over `rows` (candle i at minute i) through the test harness; trades with times in minutes, and the final cash. */
+function backtest(rows: Row[], strategy: StrategyModule, config: Partial<BacktestRunConfig> = {}) {
+  const { trades, final } = runBacktest(bars(rows), strategy, { config, random: () => 0.5 });
   return {
-    symbols: ['BTC/USDT:USDT'],
-    params: {},
-    initialCapital: 10_000,
-    maker: 0,
-    taker: 0,
-    leverage: 1,
-    slippage: 0,
-    maintenanceMarginRate: 0.005,
-    allowShort: true,
-    liquidation: true,
-    lastTimes: [(rows.length - 1) * MIN],
-    lastCloses: [rows[rows.length - 1]![3]],
-    maxIndicators: 8,
-    funding: [null],
-    ...over,
+    trades: trades.map(({ s: _s, entryTime, exitTime, ...t }) => ({ ...t, entryTime: entryTime / MIN, exitTime: exitTime / MIN })),
+    cash: final[0]!,
   };
-}
-
-/** One batch of one symbol's candles in the layout the host sends (no indicators). */
-function batch(rows: Row[]): ArrayBuffer {
-  const n = rows.length;
-  const buf = new Float64Array(n * 7);
-  rows.forEach(([o, h, l, c], i) => {
-    buf[i] = i * MIN;
-    buf[n + i] = o;
-    buf[2 * n + i] = h;
-    buf[3 * n + i] = l;
-    buf[4 * n + i] = c;
-    buf[5 * n + i] = 1;
-  });
-  new Int32Array(buf.buffer, n * 6 * 8, n).fill(0);
-  return buf.buffer;
-}
-
-interface Trade {
-  dir: number;
-  entryTime: number;
-  entryPrice: number;
-  exitTime: number;
-  exitPrice: number;
-  quantity: number;
-  pnl: number;
-  fees: number;
-  reason: string;
-  funding: number;
-}
-
-/** Runs `strategy` over `rows` (candle i at minute i) and answers its trades and final cash. */
-function backtest(rows: Row[], strategy: StrategyModule, over: Partial<BacktestRunConfig> = {}) {
-  const logs = createLogBuffer({ maxLines: 100, maxBytes: 10_000, scope: '', now: () => 0 });
-  const run = createBacktestRun(
-    config(rows, over),
-    strategy,
-    () => {
-      throw new Error('no indicators in these fixtures');
-    },
-    { logs, random: () => 0.5, startTime: 0 },
-  );
-  run.runBatch(batch(rows), rows.length);
-  const final = new Float64Array(run.finish());
-  const flat = new Float64Array(run.drainTrades());
-  const trades: Trade[] = [];
-  for (let b = 0; b < flat.length; b += TRADE_FIELDS) {
-    trades.push({
-      dir: flat[b + 1]!,
-      entryTime: flat[b + 2]! / MIN,
-      entryPrice: flat[b + 3]!,
-      exitTime: flat[b + 4]! / MIN,
-      exitPrice: flat[b + 5]!,
-      quantity: flat[b + 6]!,
-      pnl: flat[b + 7]!,
-      fees: flat[b + 8]!,
-      reason: EXIT_REASONS[flat[b + 9]!]!,
-      funding: flat[b + 10]!,
-    });
-  }
-  return { trades, cash: final[0]! };
 }
 
 /** A strategy that calls `steps[i]` with ctx at the close of candle i. */
