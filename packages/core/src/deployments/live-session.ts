@@ -94,9 +94,7 @@ export interface LiveSession {
 const MAX_HISTORY = 100_001;
 
 interface SymbolHistory {
-  high: number[];
-  low: number[];
-  close: number[];
+  candles: LiveCandle[];
   count: number;
 }
 
@@ -149,7 +147,7 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
   };
 
   const nSym = input.symbols.length;
-  const histories: SymbolHistory[] = input.symbols.map(() => ({ high: [], low: [], close: [], count: 0 }));
+  const histories: SymbolHistory[] = input.symbols.map(() => ({ candles: [], count: 0 }));
   const indicators = new Map<string, HostIndicator>();
   const scratch = new Float64Array(3);
   let meta: StrategyMeta;
@@ -188,7 +186,7 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
       const key = `${kind}/${s}/${period}/${multiplier}`;
       let ind = indicators.get(key);
       if (!ind) {
-        const spec = { kind: kind!, period, multiplier: kind === 'bollinger' ? multiplier : undefined };
+        const spec = { kind: kind!, args: kind === 'bollinger' ? [period, multiplier] : [period] };
         const problem = kind === undefined || !(s >= 0 && s < nSym) ? 'unknown indicator' : indicatorSpecProblem(spec);
         if (problem) return { error: vm.newError({ name: 'TypeError', message: problem }) };
         const weight = kind === 'bollinger' ? 3 : 1;
@@ -198,8 +196,8 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
         const state = createIndicator(spec);
         ind = { s, state, last: new Float64Array(state.outputs).fill(NaN) };
         const h = histories[s]!;
-        for (let i = 0; i < h.close.length; i++) {
-          state.update(h.high[i]!, h.low[i]!, h.close[i]!, scratch);
+        for (const c of h.candles) {
+          state.update(c.high, c.low, c.close, c.volume, c.time, scratch);
           for (let o = 0; o < state.outputs; o++) ind.last[o] = scratch[o]!;
         }
         indicators.set(key, ind);
@@ -225,18 +223,12 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
     const s = symbolIndex.get(candle.symbol);
     if (s === undefined) throw new SandboxError('INVALID_JOB', `Candle of unknown symbol ${candle.symbol}`);
     const h = histories[s]!;
-    h.high.push(candle.high);
-    h.low.push(candle.low);
-    h.close.push(candle.close);
+    h.candles.push(candle);
     h.count++;
-    if (h.close.length > MAX_HISTORY) {
-      h.high.shift();
-      h.low.shift();
-      h.close.shift();
-    }
+    if (h.candles.length > MAX_HISTORY) h.candles.shift();
     for (const ind of indicators.values()) {
       if (ind.s !== s) continue;
-      ind.state.update(candle.high, candle.low, candle.close, scratch);
+      ind.state.update(candle.high, candle.low, candle.close, candle.volume, candle.time, scratch);
       for (let o = 0; o < ind.last.length; o++) ind.last[o] = scratch[o]!;
     }
     return h.count;

@@ -5,8 +5,11 @@ import type { IndicatorSpec } from './indicator-kinds.js';
  * as of that candle. Values are `NaN` until enough candles have been seen.
  */
 export interface StreamingIndicator {
-  /** Feeds one closed candle and writes the outputs (1, or 3 for Bollinger) into `out`. */
-  update(high: number, low: number, close: number, out: Float64Array): void;
+  /**
+   * Feeds one closed candle and writes the outputs (as many as the kind's `outputs` in
+   * `INDICATOR_DEFS`, in that order) into `out`. `time` is the candle's open time in ms.
+   */
+  update(high: number, low: number, close: number, volume: number, time: number, out: Float64Array): void;
   /** Number of outputs. */
   readonly outputs: number;
 }
@@ -80,7 +83,7 @@ class Sma implements StreamingIndicator {
   constructor(period: number) {
     this.w = new RollingWindow(period);
   }
-  update(_h: number, _l: number, c: number, out: Float64Array): void {
+  update(_h: number, _l: number, c: number, _v: number, _t: number, out: Float64Array): void {
     this.w.push(c);
     out[0] = this.w.full() ? this.w.mean() : NaN;
   }
@@ -98,7 +101,7 @@ function createEma(period: number): StreamingIndicator {
   let value = NaN;
   return {
     outputs: 1,
-    update(_h, _l, c, out) {
+    update(_h, _l, c, _v, _t, out) {
       n++;
       if (n < period) seedSum += c;
       else if (n === period) value = (seedSum + c) / period;
@@ -116,7 +119,7 @@ function createRsi(period: number): StreamingIndicator {
   let loss = 0;
   return {
     outputs: 1,
-    update(_h, _l, c, out) {
+    update(_h, _l, c, _v, _t, out) {
       if (Number.isNaN(prev)) {
         prev = c;
         out[0] = NaN;
@@ -151,7 +154,7 @@ function createAtr(period: number): StreamingIndicator {
   let value = 0;
   return {
     outputs: 1,
-    update(h, l, c, out) {
+    update(h, l, c, _v, _t, out) {
       const tr = Number.isNaN(prevClose) ? h - l : Math.max(h - l, Math.abs(h - prevClose), Math.abs(l - prevClose));
       prevClose = c;
       n++;
@@ -176,7 +179,7 @@ class Bollinger implements StreamingIndicator {
   ) {
     this.w = new RollingWindow(period);
   }
-  update(_h: number, _l: number, c: number, out: Float64Array): void {
+  update(_h: number, _l: number, c: number, _v: number, _t: number, out: Float64Array): void {
     this.w.push(c);
     if (!this.w.full()) {
       out[0] = NaN;
@@ -198,16 +201,19 @@ function createBollinger(period: number, multiplier: number): StreamingIndicator
 
 /** Creates the streaming state of one indicator. The spec must be valid (see `indicatorSpecProblem`). */
 export function createIndicator(spec: IndicatorSpec): StreamingIndicator {
+  const [a, b] = spec.args as number[];
   switch (spec.kind) {
     case 'sma':
-      return createSma(spec.period);
+      return createSma(a!);
     case 'ema':
-      return createEma(spec.period);
+      return createEma(a!);
     case 'rsi':
-      return createRsi(spec.period);
+      return createRsi(a!);
     case 'atr':
-      return createAtr(spec.period);
+      return createAtr(a!);
     case 'bollinger':
-      return createBollinger(spec.period, spec.multiplier ?? 2);
+      return createBollinger(a!, b!);
+    default:
+      throw new TypeError(`${spec.kind} is not implemented yet`);
   }
 }

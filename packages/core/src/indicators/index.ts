@@ -1,2 +1,12 @@
 export { createIndicator, type StreamingIndicator } from './create-indicator.js';
-export { INDICATOR_KINDS, INDICATOR_OUTPUTS, MAX_INDICATOR_PERIOD, indicatorSpecProblem, type IndicatorKind, type IndicatorSpec } from './indicator-kinds.js';
+export {
+  INDICATOR_DEFS,
+  INDICATOR_KINDS,
+  MAX_INDICATOR_PERIOD,
+  indicatorOutputs,
+  indicatorSpecProblem,
+  type IndicatorDef,
+  type IndicatorKind,
+  type IndicatorParamDef,
+  type IndicatorSpec,
+} from './indicator-kinds.js';

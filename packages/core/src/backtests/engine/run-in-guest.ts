@@ -154,7 +154,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const scratch = new Float64Array(3);
 
     const fillBlock = (ind: HostIndicator, dst: Float64Array, base: number, start: number, n: number) => {
-      const { high, low, close } = job.candles[ind.s]!;
+      const { high, low, close, volume, time } = job.candles[ind.s]!;
       const { state, s } = ind;
       if (ind.outputs === 1) {
         let last = ind.last[0]!;
@@ -162,7 +162,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
         for (let i = 0; i < n; i++) {
           if (sym[start + i] === s) {
             const p = pos[start + i]!;
-            state.update(high[p]!, low[p]!, close[p]!, scratch);
+            state.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, scratch);
             last = scratch[0]!;
           }
           dst[base + 1 + i] = last;
@@ -174,7 +174,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       for (let i = 0; i < n; i++) {
         if (sym[start + i] === s) {
           const p = pos[start + i]!;
-          state.update(high[p]!, low[p]!, close[p]!, scratch);
+          state.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, scratch);
           for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
         }
         for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1) + 1 + i] = ind.last[o]!;
@@ -184,14 +184,15 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const register = vm.newFunction('register', (kindH, sH, periodH, multH) => {
       const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
       const s = vm.getNumber(sH);
-      const spec = { kind: kind!, period: vm.getNumber(periodH), multiplier: vm.getNumber(multH) };
+      const period = vm.getNumber(periodH);
+      const spec = { kind: kind!, args: kind === 'bollinger' ? [period, vm.getNumber(multH)] : [period] };
       const problem = kind === undefined || !(s >= 0 && s < nSym) ? 'unknown indicator' : indicatorSpecProblem(spec);
       if (problem) throw new TypeError(problem);
       const state = createIndicator(spec);
       const ind: HostIndicator = { s, outputs: state.outputs, state, last: new Float64Array(state.outputs).fill(NaN) };
-      const { high, low, close } = job.candles[s]!;
+      const { high, low, close, volume, time } = job.candles[s]!;
       for (let p = 0; p < nextPos[s]!; p++) {
-        state.update(high[p]!, low[p]!, close[p]!, scratch);
+        state.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, scratch);
         for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
       }
       const block = new Float64Array(ind.outputs * (batchLen + 1));
