@@ -27,6 +27,8 @@ export interface TimeframeBuckets {
   push(time: number, open: number, high: number, low: number, close: number, volume: number): void;
   /** The bucket being formed (read-only view). */
   readonly forming: FormingBucket;
+  /** Continues from a bucket formed elsewhere (the host's replay of earlier candles); `start` NaN for none. */
+  restore(bucket: FormingBucket): void;
 }
 
 /** Aggregates base candles of `baseMs` into candles of `tfMs` (a multiple of `baseMs`). */
@@ -38,6 +40,14 @@ export function createTimeframeBuckets(tfMs: number, baseMs: number, emit: Close
   };
   return {
     forming: f,
+    restore(b) {
+      f.start = b.start;
+      f.open = b.open;
+      f.high = b.high;
+      f.low = b.low;
+      f.close = b.close;
+      f.volume = b.volume;
+    },
     push(time, open, high, low, close, volume) {
       const start = time - (((time % tfMs) + tfMs) % tfMs);
       if (f.start === f.start && f.start !== start) flush();

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { buildHistorySeed, type CandleColumnsLike } from '../history-seed.js';
+import { createCandleHistory, MAX_HISTORY } from './candle-history.js';
+import { createSymbolResolver } from './symbols.js';
+
+const H = 3_600_000;
+const H4 = 4 * H;
+
+/** Hourly candles with distinct values: open i, high i + 0.5, low i - 0.5, close i + 0.25, volume 1 + i % 3, skipping `gaps`. */
+function hourly(n: number, start: number, gaps: ReadonlySet<number> = new Set()): CandleColumnsLike & { length: number } {
+  const rows = Array.from({ length: n }, (_, i) => i).filter((i) => !gaps.has(i));
+  return {
+    length: rows.length,
+    time: rows.map((i) => start + i * H),
+    open: rows.map((i) => i),
+    high: rows.map((i) => i + 0.5),
+    low: rows.map((i) => i - 0.5),
+    close: rows.map((i) => i + 0.25),
+    volume: rows.map((i) => 1 + (i % 3)),
+  };
+}
+
+/** 4h candles computed directly: group by floor(time / 4h), keep groups whose last hour is at or before `upTo`'s hour or which a later candle follows. */
+function fourHourly(c: ReturnType<typeof hourly>, seen: number) {
+  const groups = new Map<number, number[]>();
+  for (let i = 0; i < seen; i++) {
+    const b = Math.floor(c.time[i]! / H4) * H4;
+    groups.set(b, [...(groups.get(b) ?? []), i]);
+  }
+  const lastTime = c.time[seen - 1]!;
+  const out: number[][] = [];
+  for (const [b, idx] of groups) {
+    const complete = lastTime + H >= b + H4 || lastTime >= b + H4;
+    if (!complete) continue;
+    out.push([
+      b,
+      c.open[idx[0]!]!,
+      Math.max(...idx.map((i) => c.high[i]!)),
+      Math.min(...idx.map((i) => c.low[i]!)),
+      c.close[idx.at(-1)!]!,
+      idx.reduce((a, i) => a + c.volume[i]!, 0),
+    ]);
+  }
+  return out;
+}
+
+/** A history of one symbol at 1h and 4h, registered after `registerAt` candles, then fed the rest. */
+function drive(c: ReturnType<typeof hourly>, registerAt: number, until: number) {
+  let fed = registerAt;
+  const history = createCandleHistory(
+    ['BTC/USDT'],
+    [
+      { name: '1h', ms: H },
+      { name: '4h', ms: H4 },
+    ],
+    createSymbolResolver(['BTC/USDT'], 'run'),
+    (_s, tf) => buildHistorySeed(c, fed, tf === 0 ? H : H4, H, MAX_HISTORY).buffer as ArrayBuffer,
+  );
+  history.read('BTC/USDT', 1);
+  history.read('BTC/USDT', 1, { timeframe: '4h' });
+  for (; fed < until; fed++) history.append(0, c.time[fed]!, c.open[fed]!, c.high[fed]!, c.low[fed]!, c.close[fed]!, c.volume[fed]!);
+  return history;
+}
+
+const rowsOf = (w: {
+  length: number;
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}) => Array.from({ length: w.length }, (_, i) => [w.time[i]!, w.open[i]!, w.high[i]!, w.low[i]!, w.close[i]!, w.volume[i]!]);
+
+describe('ctx.history', () => {
+  const start = Date.UTC(2024, 0, 1, 1); // 01:00, so the first 4h bucket is partial
+  const c = hourly(60, start, new Set([22, 23, 30]));
+
+  it('answers the last closed candles of the run timeframe, oldest first, the current one last', () => {
+    const h = drive(c, 5, 20);
+    const w = h.read('BTC/USDT', 3);
+    expect(w.length).toBe(3);
+    expect(Array.from(w.time)).toEqual([c.time[17], c.time[18], c.time[19]]);
+    expect(Array.from(w.close)).toEqual([c.close[17], c.close[18], c.close[19]]);
+    expect(h.read('BTC/USDT', 500).length).toBe(20);
+  });
+
+  it('builds 4h candles only once their last hour (or a later candle after a gap) has closed, whenever it is first read', () => {
+    for (const registerAt of [1, 3, 4, 21, 35]) {
+      for (const until of [registerAt + 1, 25, 40, c.length]) {
+        if (until < registerAt) continue;
+        const w = drive(c, registerAt, until).read('BTC/USDT', 100, { timeframe: '4h' });
+        expect(rowsOf(w)).toEqual(fourHourly(c, until));
+      }
+    }
+  });
+
+  it('never includes a 4h candle whose hours have not all closed', () => {
+    const h = drive(c, 1, 10); // hours 1..10 after 01:00 -> up to 10:00 closes at 11:00
+    const w = h.read('BTC/USDT', 100, { timeframe: '4h' });
+    for (let i = 0; i < w.length; i++) expect(w.time[i]! + H4).toBeLessThanOrEqual(c.time[9]! + H);
+  });
+
+  it('keeps the last MAX_HISTORY candles when more have closed', () => {
+    const long = hourly(2 * MAX_HISTORY + 123, start);
+    const h = drive(long, 10, long.length);
+    const w = h.read('BTC/USDT', MAX_HISTORY);
+    expect(w.length).toBe(MAX_HISTORY);
+    expect(w.time[0]).toBe(long.time[long.length - MAX_HISTORY]);
+    expect(w.close[MAX_HISTORY - 1]).toBe(long.close[long.length - 1]);
+  });
+
+  it('gives copies: writing into a window changes nothing read later', () => {
+    const h = drive(c, 5, 10);
+    const w = h.read('BTC/USDT', 2);
+    w.close[1] = -1;
+    expect(h.read('BTC/USDT', 2).close[1]).toBe(c.close[9]);
+  });
+
+  it('refuses bad lengths, unknown symbols and undeclared timeframes with clear errors', () => {
+    const h = drive(c, 5, 10);
+    expect(() => h.read('BTC/USDT', 0)).toThrow(/length must be an integer from 1 to 5000/);
+    expect(() => h.read('BTC/USDT', MAX_HISTORY + 1)).toThrow(/length/);
+    expect(() => h.read('BTC/USDT', 2.5)).toThrow(/length/);
+    expect(() => h.read('ETH/USDT', 2)).toThrow(/Unknown symbol/);
+    expect(() => h.read('BTC/USDT', 2, { timeframe: '1d' })).toThrow(/not declared in meta.timeframes \(declared: 4h\)/);
+    expect(() => h.read('BTC/USDT', 2, '4h')).toThrow(/options must be an object/);
+  });
+});
