@@ -24,6 +24,15 @@ export interface PreviousPool {
  * one machine at one time. Throws when git or the commit is not available.
  */
 export async function loadPreviousEngine(commit = PREVIOUS_ENGINE_COMMIT): Promise<(options: object) => PreviousPool> {
+  const dir = await previousEngineDir(commit);
+  const mod = (await import(pathToFileURL(join(dir, 'packages/core/src/sandbox/sandbox-pool.ts')).href)) as {
+    createSandboxPool: (options: object) => PreviousPool;
+  };
+  return mod.createSandboxPool;
+}
+
+/** The folder packages/core of `commit` is extracted into (once), with this checkout's node_modules linked in. */
+export async function previousEngineDir(commit = PREVIOUS_ENGINE_COMMIT): Promise<string> {
   const dir = join(tmpdir(), `stratbox-engine-${commit.slice(0, 12)}`);
   if (!existsSync(join(dir, 'packages/core/src/sandbox/sandbox-pool.ts'))) {
     mkdirSync(dir, { recursive: true });
@@ -33,8 +42,5 @@ export async function loadPreviousEngine(commit = PREVIOUS_ENGINE_COMMIT): Promi
       if (!existsSync(join(dir, link))) symlinkSync(join(ROOT, link), join(dir, link), 'dir');
     }
   }
-  const mod = (await import(pathToFileURL(join(dir, 'packages/core/src/sandbox/sandbox-pool.ts')).href)) as {
-    createSandboxPool: (options: object) => PreviousPool;
-  };
-  return mod.createSandboxPool;
+  return dir;
 }

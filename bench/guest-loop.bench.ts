@@ -1,0 +1,283 @@
+/**
+ * Guest loop micro-benchmark: the candle loop alone, inside QuickJS, for this engine's bundled
+ * runtime beside the previous engine's ES5 runtime (extracted from git by previous-engine.ts).
+ * Both get the very same batches (candles, precomputed SMA blocks, symbol indexes) and only the
+ * calls into the guest (runBatch, drainStates, drainTrades) are timed, in CPU time of this
+ * process; no child process, no host indicator work, no equity marking. Use it to bisect a
+ * difference that bench/engine.bench.ts shows end to end.
+ *
+ *   cd bench && node --no-liftoff --conditions=@stratbox/source --import tsx guest-loop.bench.ts
+ *   (BARS=n, ROUNDS=n, BATCH=n; STRATEGY=sma, the reference, or orders, a trade every 2 bars)
+ *
+ * The two runs are open at once and take turns batch by batch, so both see the same load on a
+ * noisy machine; --no-liftoff compiles QuickJS's WASM optimized from the start, so no run pays
+ * for V8's tier-up. Figures: per round, and the median of the paired ratios.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+import { guestScript } from '../packages/core/src/engine/guest-script.js';
+import { newQuickJSInstance } from '../packages/core/src/sandbox/quickjs-variants.js';
+import { previousEngineDir } from './previous-engine.js';
+
+const BARS = Number(process.env.BARS ?? 1_000_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
+const BATCH = Number(process.env.BATCH ?? 4096);
+const WARMUP = 50;
+
+const STRATEGIES: Record<string, string> = {
+  sma: `export function onCandle(ctx, candle) {
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
+  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+  if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
+}`,
+  orders: `let k = 0;
+export function onCandle(ctx, candle) {
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  if (k++ % 2 === 0) {
+    if (!ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+    else ctx.close(candle.symbol);
+  }
+}`,
+};
+const STRATEGY = STRATEGIES[process.env.STRATEGY ?? 'sma']!;
+
+/** Deterministic random walk (mulberry32), as in engine.bench.ts. */
+function syntheticCloses(n: number, seed = 42) {
+  let a = seed >>> 0;
+  const rnd = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const cols = {
+    time: new Float64Array(n),
+    open: new Float64Array(n),
+    high: new Float64Array(n),
+    low: new Float64Array(n),
+    close: new Float64Array(n),
+    volume: new Float64Array(n),
+  };
+  let price = 30_000;
+  const start = Date.UTC(2023, 0, 1);
+  for (let i = 0; i < n; i++) {
+    const o = price;
+    price = Math.max(1, price * (1 + (rnd() - 0.5) * 0.003));
+    cols.time[i] = start + i * 60_000;
+    cols.open[i] = o;
+    cols.close[i] = price;
+    cols.high[i] = Math.max(o, price) * (1 + rnd() * 0.001);
+    cols.low[i] = Math.min(o, price) * (1 - rnd() * 0.001);
+    cols.volume[i] = 1 + rnd() * 10;
+  }
+  return cols;
+}
+
+type Candles = ReturnType<typeof syntheticCloses>;
+
+function smaSeries(close: Float64Array, period: number): Float64Array {
+  const out = new Float64Array(close.length).fill(Number.NaN);
+  let sum = 0;
+  for (let i = 0; i < close.length; i++) {
+    sum += close[i]!;
+    if (i >= period) sum -= close[i - period]!;
+    if (i >= period - 1) out[i] = sum / period;
+  }
+  return out;
+}
+
+interface Engine {
+  name: string;
+  /** Evaluates the runtime in `vm` and answers its api object handle. */
+  load(vm: QuickJSContext, bootJson: string): QuickJSHandle;
+}
+
+function unwrap(vm: QuickJSContext, r: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle {
+  if ('error' in r && r.error) {
+    const e = vm.dump(r.error);
+    r.error.dispose();
+    throw new Error(`guest threw: ${JSON.stringify(e)}`);
+  }
+  return (r as { value: QuickJSHandle }).value;
+}
+
+function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** A backtest of `candles` in a fresh QuickJS instance, run a batch at a time; `step` answers false when done. */
+async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float64Array>) {
+  const wasm = await newQuickJSInstance('quickjs');
+  const runtime = wasm.newRuntime();
+  runtime.setMemoryLimit(1024 ** 3);
+  // As in the sandbox: QuickJS polls an interrupt handler every few thousand operations.
+  runtime.setInterruptHandler(() => false);
+  const vm = runtime.newContext();
+  const n = candles.time.length;
+  const boot = JSON.stringify({ seed: 1, startTime: candles.time[0], maxLogLines: 1000, maxLogBytes: 100_000 });
+  const api = engine.load(vm, boot);
+  const fn = (name: string) => vm.getProp(api, name);
+  const [start, runBatch, drainStates, drainTrades, finish, lastError] = ['start', 'runBatch', 'drainStates', 'drainTrades', 'finish', 'lastError'].map(
+    fn,
+  ) as QuickJSHandle[];
+  const ns = unwrap(vm, vm.evalCode(STRATEGY, 'strategy.js', { type: 'module' }));
+
+  const registered: Float64Array[] = [];
+  let batchStart = 0;
+  let batchLen = 0;
+  const block = (series: Float64Array, dst: Float64Array, base: number) => {
+    dst[base] = batchStart > 0 ? series[batchStart - 1]! : Number.NaN;
+    dst.set(series.subarray(batchStart, batchStart + batchLen), base + 1);
+  };
+  const register = vm.newFunction('register', (_kind, _s, periodH) => {
+    const series = smas.get(vm.getNumber(periodH))!;
+    registered.push(series);
+    const out = new Float64Array(batchLen + 1);
+    block(series, out, 0);
+    return vm.newArrayBuffer(out.buffer);
+  });
+  const cfg = {
+    symbols: ['BTC/USDT:USDT'],
+    params: { fast: 10, slow: 50 },
+    warmup: WARMUP,
+    initialCapital: 10_000,
+    maker: 0.0002,
+    taker: 0.0005,
+    leverage: 1,
+    slippage: 0,
+    maintenanceMarginRate: 0.005,
+    allowShort: true,
+    liquidation: true,
+    lastTimes: [candles.time[n - 1]],
+    lastCloses: [candles.close[n - 1]],
+    maxIndicators: 64,
+    funding: [null],
+  };
+  const cfgH = vm.newString(JSON.stringify(cfg));
+  unwrap(vm, vm.callFunction(start, vm.undefined, ns, register, cfgH));
+  cfgH.dispose();
+
+  const fail = () => {
+    const h = unwrap(vm, vm.callFunction(lastError, vm.undefined));
+    throw new Error(vm.getString(h));
+  };
+  const result = { cpuMs: 0, trades: 0, cash: Number.NaN };
+  return {
+    result,
+    /** Runs the next batch; false when every candle was run (and the run finished). */
+    step(): boolean {
+      if (batchStart >= n) return false;
+      batchLen = Math.min(BATCH, n - batchStart);
+      const len = batchLen;
+      const buf = new Float64Array(len * 7 + registered.length * (len + 1));
+      buf.set(candles.time.subarray(batchStart, batchStart + len), 0);
+      buf.set(candles.open.subarray(batchStart, batchStart + len), len);
+      buf.set(candles.high.subarray(batchStart, batchStart + len), 2 * len);
+      buf.set(candles.low.subarray(batchStart, batchStart + len), 3 * len);
+      buf.set(candles.close.subarray(batchStart, batchStart + len), 4 * len);
+      buf.set(candles.volume.subarray(batchStart, batchStart + len), 5 * len);
+      let base = len * 6;
+      for (const series of registered) {
+        block(series, buf, base);
+        base += len + 1;
+      }
+      const sy = new Int32Array(buf.buffer, base * 8, len);
+      for (let i = 0; i < len; i++) sy[i] = batchStart + i + 1 >= WARMUP ? 0 : -1;
+      const bufH = vm.newArrayBuffer(buf.buffer);
+      const nH = vm.newNumber(len);
+      const t0 = cpuMicros();
+      const statusH = unwrap(vm, vm.callFunction(runBatch, vm.undefined, bufH, nH));
+      const status = vm.getNumber(statusH);
+      if (status < 0) fail();
+      if (status & 4) vm.callFunction(drainStates, vm.undefined).unwrap().dispose();
+      if (status & 1) {
+        const h = vm.callFunction(drainTrades, vm.undefined).unwrap();
+        const life = vm.getArrayBuffer(h);
+        result.trades += life.value.byteLength;
+        life.dispose();
+        h.dispose();
+      }
+      result.cpuMs += (cpuMicros() - t0) / 1000;
+      statusH.dispose();
+      bufH.dispose();
+      nH.dispose();
+      batchStart += len;
+      if (batchStart < n) return true;
+      const finalH = unwrap(vm, vm.callFunction(finish, vm.undefined));
+      const life = vm.getArrayBuffer(finalH);
+      result.cash = new Float64Array(life.value.slice().buffer)[0]!;
+      life.dispose();
+      finalH.dispose();
+      for (const h of [start, runBatch, drainStates, drainTrades, finish, lastError, ns, register, api]) h!.dispose();
+      vm.dispose();
+      runtime.dispose();
+      return false;
+    },
+  };
+}
+
+const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
+
+async function main() {
+  const candles = syntheticCloses(BARS);
+  const smas = new Map([10, 50].map((p) => [p, smaSeries(candles.close, p)]));
+  const previousDir = await previousEngineDir();
+  const { GUEST_RUNTIME_SOURCE } = (await import(pathToFileURL(join(previousDir, 'packages/core/src/sandbox/guest-runtime.ts')).href)) as {
+    GUEST_RUNTIME_SOURCE: string;
+  };
+  const script = await guestScript('backtest-runtime');
+  const engines: Engine[] = [
+    {
+      name: 'previous',
+      load(vm, bootJson) {
+        const factory = unwrap(vm, vm.evalCode(GUEST_RUNTIME_SOURCE, 'stratbox-runtime.js'));
+        const bootH = vm.newString(bootJson);
+        const api = unwrap(vm, vm.callFunction(factory, vm.undefined, bootH));
+        bootH.dispose();
+        factory.dispose();
+        return api;
+      },
+    },
+    {
+      name: 'this',
+      load(vm, bootJson) {
+        const ns = unwrap(vm, vm.evalCode(script, 'stratbox-runtime.js', { type: 'module' }));
+        const factory = vm.getProp(ns, 'createRuntime');
+        ns.dispose();
+        const bootH = vm.newString(bootJson);
+        const api = unwrap(vm, vm.callFunction(factory, vm.undefined, bootH));
+        bootH.dispose();
+        factory.dispose();
+        return api;
+      },
+    },
+  ];
+  console.log(`guest loop only: ${BARS} candles, batches of ${BATCH}, strategy ${process.env.STRATEGY ?? 'sma'}, ${ROUNDS} alternating rounds`);
+  const times: number[][] = engines.map(() => []);
+  const ratios: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Both runs open at once and step a batch each in turn, so both see the same machine load.
+    const runs = [];
+    for (const e of engines) runs.push(await openRun(e, candles, smas));
+    let more = true;
+    while (more) {
+      more = false;
+      for (const run of runs) more = run.step() || more;
+    }
+    const out = runs.map((run) => run.result);
+    out.forEach((res, k) => times[k]!.push(res.cpuMs));
+    ratios.push(out[0]!.cpuMs / out[1]!.cpuMs);
+    console.log(
+      `round ${r + 1}: ${engines.map((e, k) => `${e.name} ${out[k]!.cpuMs.toFixed(0)} ms (cash ${out[k]!.cash.toFixed(6)})`).join(', ')}, this/previous speed ${ratios[r]!.toFixed(3)}x`,
+    );
+  }
+  console.log(
+    `medians: ${engines.map((e, k) => `${e.name} ${median(times[k]!).toFixed(0)} ms`).join(', ')}; this engine / previous: ${(median(times[0]!) / median(times[1]!)).toFixed(3)}x (median of paired ratios ${median(ratios).toFixed(3)}x)`,
+  );
+}
+
+await main();
