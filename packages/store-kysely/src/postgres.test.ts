@@ -6,6 +6,7 @@ import { describeStoreContract } from '@stratbox/core/testing';
 import { createKyselyStore } from './index.js';
 import { createPostgresDialect, quoteIdentifier } from './dialects/postgres.js';
 import { expectTradesMovedBy0008, seedResultsBefore0008 } from './migration-0008-fixture.js';
+import { expectBacktestDeleteCascades } from './backtest-delete-fixture.js';
 
 /**
  * Runs the Store contract on PostgreSQL when DATABASE_URL is set, e.g.
@@ -74,6 +75,17 @@ describePostgres('kysely postgres', () => {
     }
   });
 
+  it("deleting a backtest deletes its results, trades and log lines, and no other backtest's", async () => {
+    const schema = newSchema();
+    const store = await createKyselyStore({ dialect: 'postgres', connectionString: url, schema });
+    try {
+      await expectBacktestDeleteCascades(store);
+    } finally {
+      await store.close();
+      await dropSchemas([schema]);
+    }
+  });
+
   it('keeps its tables in the given schema, survives reopening, and migrates idempotently', async () => {
     const schema = newSchema();
     const first = await createKyselyStore({ dialect: 'postgres', connectionString: url, schema });
@@ -94,6 +106,7 @@ describePostgres('kysely postgres', () => {
         );
         expect(tables.rows.map((r) => r.table_name)).toEqual([
           'api_keys',
+          'backtest_logs',
           'backtest_results',
           'backtest_trades',
           'backtests',
@@ -130,6 +143,7 @@ describePostgres('kysely postgres', () => {
           { name: '0007-paper-accounts' },
           { name: '0008-backtest-trades' },
           { name: '0009-funding-rates' },
+          { name: '0010-backtest-logs' },
         ]);
       } finally {
         await client.end();

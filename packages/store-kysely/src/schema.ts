@@ -15,6 +15,8 @@ export interface Database {
   backtest_results: BacktestResultsTable;
   // Stored trades of backtests, one row each (migration 0008)
   backtest_trades: BacktestTradesTable;
+  // Log lines of backtests, one row each (migration 0010)
+  backtest_logs: BacktestLogsTable;
   candle_chunks: CandleChunksTable;
   // Funding rates packed by day (migration 0009)
   funding_chunks: FundingChunksTable;
@@ -157,6 +159,17 @@ export interface BacktestTradesTable {
   seq: number;
   /** The trade, JSON. */
   trade: string;
+}
+
+/** A backtest's log lines (migration 0010), primary key (backtest_id, seq); deleted with the backtest. */
+export interface BacktestLogsTable {
+  backtest_id: string;
+  /** 0, 1, 2... in the order saved. */
+  seq: number;
+  /** ISO 8601: the candle time the line was written at. */
+  timestamp: string;
+  level: string;
+  message: string;
 }
 
 /** Candles packed by day; primary key (source, symbol, timeframe, day). */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '@stratbox/core/testing';
 import { createKyselyStore } from './index.js';
 import { expectTradesMovedBy0008, seedResultsBefore0008 } from './migration-0008-fixture.js';
+import { expectBacktestDeleteCascades } from './backtest-delete-fixture.js';
 
 let dir: string;
 let files = 0;
@@ -71,6 +72,7 @@ describe('kysely sqlite file', () => {
       '0007-paper-accounts',
       '0008-backtest-trades',
       '0009-funding-rates',
+      '0010-backtest-logs',
     ]);
     await first.close();
 
@@ -102,6 +104,15 @@ describe('kysely sqlite file', () => {
     const store = await createKyselyStore({ dialect: 'sqlite', filename });
     try {
       await expectTradesMovedBy0008(store);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("deleting a backtest deletes its results, trades and log lines, and no other backtest's", async () => {
+    const store = await createKyselyStore({ dialect: 'sqlite', filename: nextFile() });
+    try {
+      await expectBacktestDeleteCascades(store);
     } finally {
       await store.close();
     }

@@ -321,6 +321,22 @@ export interface DeploymentLogRepository {
   list(userId: string, deploymentId: string, options: { since?: string; after?: LogPosition; limit: number }): Promise<StoredDeploymentLogRecord[]>;
 }
 
+/**
+ * One line a strategy wrote during a backtest (`ctx.log`, `console`), as the backtest keeps it.
+ * The shape of a deployment's log line without its deployment: the API serves both alike.
+ */
+export interface BacktestLogRecord {
+  /** ISO 8601 UTC with milliseconds: the candle time at which the strategy wrote the line. */
+  timestamp: string;
+  level: DeploymentLogLevel;
+  message: string;
+}
+
+/** A backtest's log line as read back: with its `seq`, 0, 1, 2... in the order saved. */
+export interface StoredBacktestLogRecord extends BacktestLogRecord {
+  seq: number;
+}
+
 export interface BacktestRepository {
   /** Inserts a backtest; throws if the id exists. */
   insert(backtest: BacktestRecord): Promise<void>;
@@ -354,6 +370,19 @@ export interface BacktestRepository {
    * is missing or not the user's. Trades are JSON as saved.
    */
   listTrades(userId: string, backtestId: string, page: { limit: number; afterSeq?: number }): Promise<BacktestTradeRecord[]>;
+  /**
+   * Stores the strategy's log lines of the backtest, in the order given (`seq` 0, 1, 2...),
+   * replacing every line stored for it before, atomically (in the caller's transaction if there
+   * is one): a reader sees the old lines or the new ones, never a mix or a part. An empty list
+   * leaves none. Throws if there is no such backtest. The lines are deleted with the backtest.
+   */
+  saveLogs(backtestId: string, lines: readonly BacktestLogRecord[]): Promise<void>;
+  /**
+   * The user's backtest's log lines, oldest first (timestamp, then `seq`), at or after `since`
+   * when given, strictly after the position `after` when given, at most `limit`. Reads only
+   * those rows. Empty if there are none, or the backtest is missing or not the user's.
+   */
+  listLogs(userId: string, backtestId: string, options: { since?: string; after?: LogPosition; limit: number }): Promise<StoredBacktestLogRecord[]>;
 }
 
 export interface CandleRepository {

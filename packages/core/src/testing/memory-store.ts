@@ -5,6 +5,7 @@ import type {
   BacktestResultRecord,
   CandleChunkRecord,
   FundingChunkRecord,
+  StoredBacktestLogRecord,
   StoredDeploymentLogRecord,
   DeploymentRecord,
   Store,
@@ -38,6 +39,8 @@ interface State {
   backtests: Map<string, BacktestRecord>;
   /** By backtest id. */
   backtestResults: Map<string, BacktestResultRecord>;
+  /** A backtest's log lines by backtest id, in `seq` order (arrays replaced, never mutated). */
+  backtestLogs: Map<string, StoredBacktestLogRecord[]>;
   /** By `chunkKey`. */
   candles: Map<string, CandleChunkRecord>;
   /** By `fundingKey`. */
@@ -59,6 +62,7 @@ const emptyState = (): State => ({
   deploymentLeases: new Map(),
   backtests: new Map(),
   backtestResults: new Map(),
+  backtestLogs: new Map(),
   candles: new Map(),
   fundingChunks: new Map(),
   marketplaceBilling: emptyMarketplaceBillingState(),
@@ -81,6 +85,7 @@ const cloneState = (s: State): State => ({
   deploymentLeases: new Map(s.deploymentLeases),
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
+  backtestLogs: new Map(s.backtestLogs),
   candles: new Map(s.candles),
   fundingChunks: new Map(s.fundingChunks),
   marketplaceBilling: cloneMarketplaceBillingState(s.marketplaceBilling),
@@ -399,6 +404,26 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         const trades = ownResult(userId, backtestId)?.trades ?? [];
         const from = Math.max(0, Math.floor(afterSeq) + 1);
         return trades.slice(from, from + Math.max(0, limit)).map((trade, i) => ({ seq: from + i, trade: structuredClone(trade) }));
+      },
+      async saveLogs(backtestId, lines) {
+        const values = lines.map((l, seq) => ({ seq, timestamp: l.timestamp, level: l.level, message: l.message }));
+        write((state) => {
+          // As the SQL stores' foreign key: lines belong to an existing backtest.
+          if (!state.backtests.has(backtestId)) throw new Error(`No backtest ${backtestId} for these log lines`);
+          state.backtestLogs.set(backtestId, values);
+        });
+      },
+      async listLogs(userId, backtestId, { since, after, limit }) {
+        const b = get().backtests.get(backtestId);
+        if (!b || b.userId !== userId) return [];
+        const rows = (get().backtestLogs.get(backtestId) ?? []).filter(
+          (e) =>
+            (since === undefined || e.timestamp >= since) &&
+            (after === undefined || e.timestamp > after.timestamp || (e.timestamp === after.timestamp && e.seq > after.seq)),
+        );
+        // Stable sort: equal timestamps keep their seq order.
+        rows.sort((x, y) => (x.timestamp < y.timestamp ? -1 : x.timestamp > y.timestamp ? 1 : 0));
+        return rows.slice(0, Math.max(0, limit)).map((e) => ({ ...e }));
       },
     },
     candles: {

@@ -14,6 +14,7 @@ import type {
 } from '../ports/store.js';
 import { describeLiveTradingContract } from './store-contract-live-trading.js';
 import { describeBacktestTradesContract, readResult } from './store-contract-backtest-trades.js';
+import { describeBacktestLogsContract } from './store-contract-backtest-logs.js';
 import { describeDeploymentLifecycleContract } from './store-contract-deployments.js';
 import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
 import { describeFundingRatesContract } from './store-contract-funding.js';
@@ -1328,6 +1329,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     // A backtest's stored trades, in pages (store-contract-backtest-trades.ts).
     describeBacktestTradesContract(() => ({ store, userId, otherUserId, backtest }));
+
+    // A backtest's log lines, in pages (store-contract-backtest-logs.ts).
+    describeBacktestLogsContract(() => ({ store, userId, otherUserId, backtest }));
 
     // Deployment lifecycle and logs (store-contract-deployments.ts).
     describeDeploymentLifecycleContract(() => ({ store, userId, otherUserId }));

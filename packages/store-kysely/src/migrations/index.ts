@@ -9,6 +9,7 @@ import { deploymentLeasesMigration } from './0006-deployment-leases.js';
 import { paperAccountsMigration } from './0007-paper-accounts.js';
 import { backtestTradesMigration } from './0008-backtest-trades.js';
 import { fundingRatesMigration } from './0009-funding-rates.js';
+import { backtestLogsMigration } from './0010-backtest-logs.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -27,6 +28,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0007-paper-accounts': paperAccountsMigration(dialect),
         '0008-backtest-trades': backtestTradesMigration(dialect),
         '0009-funding-rates': fundingRatesMigration(dialect),
+        '0010-backtest-logs': backtestLogsMigration(dialect),
       };
     },
   };

@@ -1,6 +1,15 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { BacktestPatch, BacktestRecord, BacktestRepository, BacktestResultSummary, BacktestStatus } from '@stratbox/core';
+import type {
+  BacktestLogRecord,
+  BacktestPatch,
+  BacktestRecord,
+  BacktestRepository,
+  BacktestResultSummary,
+  BacktestStatus,
+  StoredBacktestLogRecord,
+} from '@stratbox/core';
 import { TRADE_BATCH_ROWS } from '../migrations/0008-backtest-trades.js';
+import { LOG_BATCH_ROWS } from '../migrations/0010-backtest-logs.js';
 import type { BacktestsTable } from '../schema.js';
 import { atomically, type QueryContext } from './query-context.js';
 
@@ -89,9 +98,9 @@ function toUpdate(patch: BacktestPatch): Updateable<BacktestsTable> {
 
 /**
  * Backtests and their results. Symbols, params, fees, error and the results are JSON text; the
- * stored trades are one row each in `backtest_trades`, keyed by (backtest_id, seq), so a page
- * reads only its rows. Results and trades are deleted with their backtest (foreign keys, on
- * delete cascade).
+ * stored trades are one row each in `backtest_trades`, and the log lines one row each in
+ * `backtest_logs`, both keyed by (backtest_id, seq), so a page reads only its rows. Results,
+ * trades and log lines are deleted with their backtest (foreign keys, on delete cascade).
  */
 export function createBacktestRepository({ db }: QueryContext): BacktestRepository {
   return {
@@ -219,6 +228,49 @@ export function createBacktestRepository({ db }: QueryContext): BacktestReposito
       if (afterSeq !== undefined) query = query.where('backtest_trades.seq', '>', afterSeq);
       const rows = await query.orderBy('backtest_trades.seq', 'asc').limit(Math.max(0, limit)).execute();
       return rows.map((r) => ({ seq: Number(r.seq), trade: JSON.parse(r.trade) as Record<string, unknown> }));
+    },
+
+    async saveLogs(backtestId, lines) {
+      const rows = lines.map((l, seq) => ({ backtest_id: backtestId, seq, timestamp: l.timestamp, level: l.level, message: l.message }));
+      await atomically(db, async (trx) => {
+        // The foreign key refuses lines of a missing backtest only when there are lines to insert.
+        const exists = await trx.selectFrom('backtests').select('id').where('id', '=', backtestId).executeTakeFirst();
+        if (!exists) throw new Error(`No backtest ${backtestId} for these log lines`);
+        await trx.deleteFrom('backtest_logs').where('backtest_id', '=', backtestId).execute();
+        for (let i = 0; i < rows.length; i += LOG_BATCH_ROWS) {
+          await trx
+            .insertInto('backtest_logs')
+            .values(rows.slice(i, i + LOG_BATCH_ROWS))
+            .execute();
+        }
+      });
+    },
+
+    async listLogs(userId, backtestId, { since, after, limit }) {
+      let query = db
+        .selectFrom('backtest_logs')
+        .innerJoin('backtests', 'backtests.id', 'backtest_logs.backtest_id')
+        .select(['backtest_logs.seq', 'backtest_logs.timestamp', 'backtest_logs.level', 'backtest_logs.message'])
+        .where('backtest_logs.backtest_id', '=', backtestId)
+        .where('backtests.user_id', '=', userId);
+      if (since !== undefined) query = query.where('backtest_logs.timestamp', '>=', since);
+      if (after !== undefined) {
+        query = query.where((eb) =>
+          eb.or([
+            eb('backtest_logs.timestamp', '>', after.timestamp),
+            eb.and([eb('backtest_logs.timestamp', '=', after.timestamp), eb('backtest_logs.seq', '>', after.seq)]),
+          ]),
+        );
+      }
+      const rows = await query.orderBy('backtest_logs.timestamp', 'asc').orderBy('backtest_logs.seq', 'asc').limit(Math.max(0, limit)).execute();
+      return rows.map(
+        (r): StoredBacktestLogRecord => ({
+          seq: Number(r.seq),
+          timestamp: r.timestamp,
+          level: r.level as BacktestLogRecord['level'],
+          message: r.message,
+        }),
+      );
     },
   };
 }
