@@ -8,7 +8,7 @@ import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
 import type { LiveSandbox, LiveSandboxSession } from './live-sandbox.js';
-import type { LiveAccountState, LiveCallResult, LiveIntent, LiveOrderEvent } from './live-session.js';
+import { liveTimeframe, type LiveAccountState, type LiveCallResult, type LiveIntent, type LiveOrderEvent } from './live-session.js';
 import { SandboxError } from '../sandbox/sandbox-error.js';
 import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
@@ -371,7 +371,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         void session.crashed.then((error) => {
           if (!halted) deps.onCrash(error);
         });
-        const timeframe = (session.meta.timeframe ?? '1h') as TimeframeName;
+        const timeframe = liveTimeframe(session.meta);
         step = TIMEFRAME_MS[timeframe];
         feed = createClosedCandleFeed({ marketData: deps.marketData, symbols: deployment.symbols, timeframe });
         await warmUp(timeframe, session.meta.warmup ?? 0);

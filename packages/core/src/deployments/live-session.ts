@@ -3,8 +3,12 @@ import type { LiveExitKind } from '../engine/model/codes.js';
 import type { LiveAccountState, LiveIntent } from '../engine/guest/live-state.js';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { ExchangeCandle } from '../ports/exchange-gateway.js';
-import { createIndicator, type StreamingIndicator } from '../indicators/create-indicator.js';
-import { INDICATOR_KINDS, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
+import { INDICATOR_DEFS, INDICATOR_KINDS, indicatorOutputs, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
+import { buildHistorySeed } from '../engine/history-seed.js';
+import { createHostIndicator, type HostIndicator } from '../engine/host-indicator.js';
+import { MAX_HISTORY } from '../engine/guest/candle-history.js';
+import { runTimeframes, type RunTimeframe } from '../engine/run-timeframes.js';
+import type { TimeframeName } from '../ports/market-data.js';
 import { guestScript } from '../engine/guest-script.js';
 import { openQuickJsSession } from '../sandbox/quickjs-session.js';
 import type { QuickJSBuild } from '../sandbox/quickjs-variants.js';
@@ -90,18 +94,17 @@ export interface LiveSession {
   dispose(): void;
 }
 
-/** Keep at most this many candles per symbol, for indicators registered late. */
-const MAX_HISTORY = 100_001;
+/** Keep at most this many candles per symbol, for indicators and histories registered late. */
+const KEEP_CANDLES = 100_001;
+
+/** The timeframe a deployment runs on: the strategy's `meta.timeframe`, else 1h. */
+export function liveTimeframe(meta: StrategyMeta): TimeframeName {
+  return (meta.timeframe ?? '1h') as TimeframeName;
+}
 
 interface SymbolHistory {
   candles: LiveCandle[];
   count: number;
-}
-
-interface HostIndicator {
-  s: number;
-  state: StreamingIndicator;
-  last: Float64Array;
 }
 
 function problemsToSandbox(error: unknown, code: SandboxErrorCode): never {
@@ -134,22 +137,22 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
   const vm = session.vm;
   /** Set by a failed call: the strategy's state is unknown, so the session takes no more calls. */
   let failed = false;
-  let hostInd: QuickJSHandle | null = null;
+  let hostFns: QuickJSHandle[] = [];
 
   const dispose = () => {
     try {
-      hostInd?.dispose();
+      for (const h of hostFns) h.dispose();
     } catch {
       // a runtime left inconsistent by a failed call: the WASM instance is dropped anyway
     }
-    hostInd = null;
+    hostFns = [];
     session.dispose();
   };
 
   const nSym = input.symbols.length;
   const histories: SymbolHistory[] = input.symbols.map(() => ({ candles: [], count: 0 }));
   const indicators = new Map<string, HostIndicator>();
-  const scratch = new Float64Array(3);
+  let timeframes: RunTimeframe[] = [];
   let meta: StrategyMeta;
   let params: Record<string, ParamValue>;
 
@@ -177,36 +180,56 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
       problemsToSandbox(error, 'INVALID_PARAMS');
     }
 
-    hostInd = vm.newFunction('hostInd', (kindH, sH, periodH, multH, outH) => {
+    const tfs = runTimeframes(liveTimeframe(meta), meta.timeframes as TimeframeName[] | undefined);
+    if ('problem' in tfs) throw new SandboxError('INVALID_STRATEGY', tfs.problem);
+    timeframes = tfs;
+    const baseMs = timeframes[0]!.ms;
+    const knownSymbol = (s: number) => Number.isInteger(s) && s >= 0 && s < nSym;
+    const knownTimeframe = (tf: number) => Number.isInteger(tf) && tf >= 0 && tf < timeframes.length;
+    const columnsOf = (s: number) => {
+      const c = histories[s]!.candles;
+      return {
+        time: c.map((x) => x.time),
+        open: c.map((x) => x.open),
+        high: c.map((x) => x.high),
+        low: c.map((x) => x.low),
+        close: c.map((x) => x.close),
+        volume: c.map((x) => x.volume),
+      };
+    };
+    const hostInd = vm.newFunction('hostInd', (kindH, sH, tfH, a0H, a1H, a2H, outH) => {
       const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
       const s = vm.getNumber(sH);
-      const period = vm.getNumber(periodH);
-      const multiplier = vm.getNumber(multH);
+      const tf = vm.getNumber(tfH);
       const out = vm.getNumber(outH);
-      const key = `${kind}/${s}/${period}/${multiplier}`;
+      if (kind === undefined || !knownSymbol(s) || !knownTimeframe(tf)) return { error: vm.newError({ name: 'TypeError', message: 'unknown indicator' }) };
+      const args = [vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H)].slice(0, INDICATOR_DEFS[kind].params.length);
+      const key = `${kind}/${s}/${tf}/${args.join(',')}`;
       let ind = indicators.get(key);
       if (!ind) {
-        const spec = { kind: kind!, args: kind === 'bollinger' ? [period, multiplier] : [period] };
-        const problem = kind === undefined || !(s >= 0 && s < nSym) ? 'unknown indicator' : indicatorSpecProblem(spec);
+        const spec = { kind, args };
+        const problem = indicatorSpecProblem(spec);
         if (problem) return { error: vm.newError({ name: 'TypeError', message: problem }) };
-        const weight = kind === 'bollinger' ? 3 : 1;
-        const used = [...indicators.values()].reduce((n, i) => n + i.last.length, 0);
-        if (used + weight > limits.maxIndicators)
+        const used = [...indicators.values()].reduce((n, i) => n + i.outputs, 0);
+        if (used + indicatorOutputs(kind) > limits.maxIndicators)
           return { error: vm.newError({ name: 'RangeError', message: `A strategy can use at most ${limits.maxIndicators} indicator series` }) };
-        const state = createIndicator(spec);
-        ind = { s, state, last: new Float64Array(state.outputs).fill(NaN) };
-        const h = histories[s]!;
-        for (const c of h.candles) {
-          state.update(c.high, c.low, c.close, c.volume, c.time, scratch);
-          for (let o = 0; o < state.outputs; o++) ind.last[o] = scratch[o]!;
-        }
+        ind = createHostIndicator(spec, s, timeframes[tf]!.ms, baseMs);
+        for (const c of histories[s]!.candles) ind.feed(c.time, c.open, c.high, c.low, c.close, c.volume);
         indicators.set(key, ind);
       }
       return vm.newNumber(ind.last[out] ?? NaN);
     });
-    const cfg = vm.newString(JSON.stringify({ symbols: input.symbols, params }));
+    const hostHistory = vm.newFunction('hostHistory', (sH, tfH) => {
+      const s = vm.getNumber(sH);
+      const tf = vm.getNumber(tfH);
+      if (!knownSymbol(s) || !knownTimeframe(tf)) return { error: vm.newError({ name: 'TypeError', message: 'unknown history' }) };
+      const seed = buildHistorySeed(columnsOf(s), histories[s]!.candles.length, timeframes[tf]!.ms, baseMs, MAX_HISTORY);
+      return vm.newArrayBuffer(seed.buffer as ArrayBuffer);
+    });
+    hostFns = [hostInd, hostHistory];
+    const cfg = vm.newString(JSON.stringify({ symbols: input.symbols, timeframes, params }));
     try {
-      session.call('start', ns, hostInd, cfg).dispose();
+      session.call('start', ns, hostInd, hostHistory, cfg).dispose();
     } catch (error) {
       throw withSourceLocation(error, locator);
     }
@@ -225,12 +248,8 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
     const h = histories[s]!;
     h.candles.push(candle);
     h.count++;
-    if (h.candles.length > MAX_HISTORY) h.candles.shift();
-    for (const ind of indicators.values()) {
-      if (ind.s !== s) continue;
-      ind.state.update(candle.high, candle.low, candle.close, candle.volume, candle.time, scratch);
-      for (let o = 0; o < ind.last.length; o++) ind.last[o] = scratch[o]!;
-    }
+    if (h.candles.length > KEEP_CANDLES) h.candles.shift();
+    for (const ind of indicators.values()) if (ind.s === s) ind.feed(candle.time, candle.open, candle.high, candle.low, candle.close, candle.volume);
     return h.count;
   }
 

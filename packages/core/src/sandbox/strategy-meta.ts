@@ -52,6 +52,12 @@ export type ParamSpec =
 /** The `meta` export of a strategy. Every field is optional; unknown fields are refused, so a typo is caught. */
 export const StrategyMetaSchema = z.strictObject({
   timeframe: Timeframe.optional(),
+  /** Higher timeframes the strategy reads through `ctx.history` and `ctx.indicators` (`{ timeframe }`). */
+  timeframes: z
+    .array(Timeframe)
+    .max(4)
+    .refine((list) => new Set(list).size === list.length, { message: 'Each timeframe may appear once' })
+    .optional(),
   warmup: z.number().int().min(0).max(100_000).optional(),
   params: z
     .record(Name, ParamSpecSchema)

@@ -74,7 +74,12 @@ function liveRun(options: { symbols?: string[]; params?: unknown; orderSeq?: num
   const events: any[] = [];
   const logs = createLogBuffer({ maxLines: options.maxLogLines ?? 100, maxBytes: 10_000, scope: ' in one call', now: () => run.now() });
   const run = createLiveRun(
-    { symbols: options.symbols ?? [BTC], params: options.params ?? {}, ...(options.orderSeq === undefined ? {} : { orderSeq: options.orderSeq }) },
+    {
+      symbols: options.symbols ?? [BTC],
+      timeframes: [{ name: '1m', ms: MIN }],
+      params: options.params ?? {},
+      ...(options.orderSeq === undefined ? {} : { orderSeq: options.orderSeq }),
+    },
     {
       onCandle(ctx: any, c: any) {
         value = step?.(ctx, c);
@@ -84,10 +89,16 @@ function liveRun(options: { symbols?: string[]; params?: unknown; orderSeq?: num
         value = step?.(ctx, e);
       },
     },
-    options.hostInd ??
-      (() => {
-        throw new Error('no indicators here');
-      }),
+    {
+      ind:
+        options.hostInd ??
+        (() => {
+          throw new Error('no indicators here');
+        }),
+      history: () => {
+        throw new Error('no history here');
+      },
+    },
     { logs, random: options.random ?? (() => 0.5), startTime: 0 },
   );
   const answer = (json: string) => ({ ...(JSON.parse(json) as { intents: any[]; logs: any[]; orderSeq: number }), value });
@@ -575,10 +586,10 @@ describe('ctx', () => {
     expect(live.run.now()).toBe(7 * MIN);
   });
 
-  it('indicators are asked of the host by kind, symbol index, period (defaults as in a backtest) and output', () => {
+  it('indicators are asked of the host by kind, symbol index, timeframe, arguments (defaults as in a backtest) and output', () => {
     const asked: number[][] = [];
-    const hostInd: HostInd = (kind, s, period, multiplier, output) => {
-      asked.push([kind, s, period as number, multiplier as number, output]);
+    const hostInd: HostInd = (kind, s, tf, a0, a1, a2, output) => {
+      asked.push([kind, s, tf, a0, a1, a2, output]);
       return kind * 100 + output;
     };
     const r = liveRun({ symbols: [BTC, ETH], hostInd }).candle(account(), candle(1, flat(100)), (ctx) => [
@@ -590,24 +601,25 @@ describe('ctx', () => {
     ]);
     expect(r.value).toEqual([0, 100, 200, 300, { upper: 400, middle: 401, lower: 402 }]);
     expect(asked).toEqual([
-      [0, 0, 10, 0, 0],
-      [1, 1, 5, 0, 0],
-      [2, 0, 14, 0, 0],
-      [3, 0, 7, 0, 0],
-      [4, 0, 20, 2, 0],
-      [4, 0, 20, 2, 1],
-      [4, 0, 20, 2, 2],
+      [0, 0, 0, 10, NaN, NaN, 0],
+      [1, 1, 0, 5, NaN, NaN, 0],
+      [2, 0, 0, 14, NaN, NaN, 0],
+      [3, 0, 0, 7, NaN, NaN, 0],
+      [4, 0, 0, 20, 2, NaN, 0],
+      [4, 0, 0, 20, 2, NaN, 1],
+      [4, 0, 0, 20, 2, NaN, 2],
     ]);
   });
 
   it('a strategy without onCandle, or with an onOrder that is not a function, is refused', () => {
     const env = { logs: createLogBuffer({ maxLines: 1, maxBytes: 1, scope: '', now: () => 0 }), random: () => 0, startTime: 0 };
-    const hostInd = () => 0;
-    expect(thrown(() => createLiveRun({ symbols: [BTC], params: {} }, {}, hostInd, env))).toEqual({
+    const host = { ind: () => 0, history: () => new ArrayBuffer(0) };
+    const cfg = { symbols: [BTC], timeframes: [{ name: '1m', ms: MIN }], params: {} };
+    expect(thrown(() => createLiveRun(cfg, {}, host, env))).toEqual({
       name: 'TypeError',
       message: 'The strategy must export a function onCandle(ctx, candle)',
     });
-    expect(thrown(() => createLiveRun({ symbols: [BTC], params: {} }, { onCandle() {}, onOrder: 'x' }, hostInd, env))).toEqual({
+    expect(thrown(() => createLiveRun(cfg, { onCandle() {}, onOrder: 'x' }, host, env))).toEqual({
       name: 'TypeError',
       message: 'onOrder, when exported, must be a function',
     });

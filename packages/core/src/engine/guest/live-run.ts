@@ -11,17 +11,21 @@
  * - stop-loss, take-profit and trailing-stop levels are kept here per symbol and checked on each
  *   closed candle by the shared model's rules: a crossed level becomes a reduce-only market
  *   close intent whose fill `onOrder` sees as `stopLoss`, `takeProfit` or `trailingStop`.
- * Indicators are computed by the host (trusted code in the child process) through `hostInd`.
+ * Indicators are computed by the host (trusted code in the child process) through `hostInd`;
+ * `ctx.history` is kept here (candle-history.ts), seeded by the host through `hostHistory`.
  * Data crosses as JSON.
  */
 import { type StrategyCandle, type StrategyModule, strategyHandlers } from './strategy-module.js';
 import { type LiveExitKind, MAX_OPEN_ORDERS } from '../model/codes.js';
+import { INDICATOR_DEFS, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
 import type { LiveAccountState, LiveOrderState, LivePositionState } from './live-state.js';
 import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
 import { deepFreeze } from './errors.js';
 import { freeze, jsonParse, jsonStringify } from './intrinsics.js';
 import type { LogBuffer } from './log-buffer.js';
 import { createSymbolResolver } from './symbols.js';
+import { createCandleHistory, type HostHistory } from './candle-history.js';
+import { createIndicatorApi } from './indicator-api.js';
 import { ORDER_TYPE_NAMES, optionalPrice, optionalTrail, parseOrderArgs, type TrailSpec } from './order-args.js';
 
 type ExitKind = LiveExitKind;
@@ -37,7 +41,8 @@ interface Trail extends TrailSpec {
   best: number;
 }
 
-export type HostInd = (kind: number, symbol: number, period: unknown, multiplier: unknown, output: number) => number;
+/** Answers output `output` of an indicator series (registering it on first use); arguments past the kind's count are NaN. */
+export type HostInd = (kind: number, symbol: number, timeframe: number, a0: number, a1: number, a2: number, output: number) => number;
 export type { StrategyModule } from './strategy-module.js';
 
 const nullable = (v: number) => (v === v ? v : null);
@@ -45,6 +50,8 @@ const nullable = (v: number) => (v === v ? v : null);
 /** What the host sends with `start`. */
 export interface LiveRunConfig {
   symbols: string[];
+  /** The deployment's timeframe, then `meta.timeframes`. */
+  timeframes: Array<{ name: string; ms: number }>;
   params: unknown;
   /** The last order id number the deployment used, so ids stay unique across restarts. */
   orderSeq?: number;
@@ -66,7 +73,7 @@ export interface LiveRun {
 export function createLiveRun(
   cfg: LiveRunConfig,
   ns: StrategyModule,
-  hostInd: HostInd,
+  host: { ind: HostInd; history: HostHistory },
   env: { logs: LogBuffer; random: () => number; startTime: number },
 ): LiveRun {
   const { logs, random } = env;
@@ -215,18 +222,13 @@ export function createLiveRun(
     return false;
   }
 
-  const indicators = freeze({
-    sma: (symbol: string, period: number) => hostInd(0, symIdx(symbol), period, 0, 0),
-    ema: (symbol: string, period: number) => hostInd(1, symIdx(symbol), period, 0, 0),
-    rsi: (symbol: string, period?: number) => hostInd(2, symIdx(symbol), period === undefined ? 14 : period, 0, 0),
-    atr: (symbol: string, period?: number) => hostInd(3, symIdx(symbol), period === undefined ? 14 : period, 0, 0),
-    bollinger(symbol: string, period?: number, multiplier?: number) {
-      const s = symIdx(symbol);
-      const p = period === undefined ? 20 : period;
-      const m = multiplier === undefined ? 2 : multiplier;
-      return freeze({ upper: hostInd(4, s, p, m, 0), middle: hostInd(4, s, p, m, 1), lower: hostInd(4, s, p, m, 2) });
-    },
-  });
+  const history = createCandleHistory(symbols, cfg.timeframes, symIdx, host.history);
+  const indicators = createIndicatorApi((code, symbol, call, values) => {
+    const s = symIdx(symbol);
+    const a = call.args;
+    const n = INDICATOR_DEFS[INDICATOR_KINDS[code]!].outputs.length;
+    for (let o = 0; o < n; o++) values[o] = host.ind(code, s, call.tf, a.length > 0 ? a[0]! : NaN, a.length > 1 ? a[1]! : NaN, a.length > 2 ? a[2]! : NaN, o);
+  }, history.timeframeIndex);
 
   /** `ctx.setStopLoss` / `ctx.setTakeProfit`: a price, or null to remove; false when flat. */
   function setLevel(levels: Record<string, number>, symbol: string, price: unknown, what: string): boolean {
@@ -244,6 +246,7 @@ export function createLiveRun(
     params: deepFreeze(cfg.params),
     symbols: freeze(symbols.slice()),
     indicators,
+    history: history.read,
     now: () => now,
     equity: () => state.equity,
     cash: () => state.cash,
@@ -345,6 +348,8 @@ export function createLiveRun(
     candle.close = c.close;
     candle.volume = c.volume;
     checkExits(c);
+    const s = symIdx(c.symbol);
+    if (history.on[s] !== 0) history.append(s, c.time, c.open, c.high, c.low, c.close, c.volume);
     if (callStrategy) onCandle(ctx, candle);
     if (logs.hit) throw new Error('Log limit reached');
     return result();

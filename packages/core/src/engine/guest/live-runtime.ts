@@ -6,6 +6,7 @@
 import { readMeta } from './errors.js';
 import { createGuestBase } from './guest-base.js';
 import { freeze, jsonParse } from './intrinsics.js';
+import type { HostHistory } from './candle-history.js';
 import { type HostInd, type LiveRun, type LiveRunConfig, createLiveRun, type StrategyModule } from './live-run.js';
 
 export function createRuntime(bootJson: string) {
@@ -15,8 +16,8 @@ export function createRuntime(bootJson: string) {
   /* A call that throws answers null; the host then reads lastError(). */
   const call = <A extends unknown[]>(fn: (...args: A) => string) => guarded<A, string | null>(fn, null);
 
-  function start(ns: StrategyModule, hostInd: HostInd, cfgJson: string): boolean {
-    live = createLiveRun(jsonParse(cfgJson) as LiveRunConfig, ns, hostInd, { logs, random, startTime: boot.startTime });
+  function start(ns: StrategyModule, hostInd: HostInd, hostHistory: HostHistory, cfgJson: string): boolean {
+    live = createLiveRun(jsonParse(cfgJson) as LiveRunConfig, ns, { ind: hostInd, history: hostHistory }, { logs, random, startTime: boot.startTime });
     setTimeSource(live.now);
     return true;
   }
