@@ -28,6 +28,7 @@ async function warmUp(): Promise<void> {
       candles: [candles],
       history: [0],
       startTime: 0,
+      timeframe: '1m',
       fees: { maker: 0, taker: 0 },
       leverage: 1,
       slippage: 0,

@@ -1,4 +1,4 @@
-import type { CandleSeries } from '../../ports/market-data.js';
+import { TIMEFRAME_MS, type CandleSeries, type TimeframeName } from '../../ports/market-data.js';
 import { SandboxError } from '../../sandbox/sandbox-error.js';
 
 /** One candle. `time` is the candle's open time, in ms since the epoch or an ISO string. */
@@ -31,6 +31,11 @@ export interface BacktestJob {
   symbols?: string[];
   /** First candle time that is traded and marked; earlier candles are indicator history. Default: the first candle. */
   startTime?: number | string;
+  /**
+   * The candles' timeframe, from which `meta.timeframes` candles are built. Default: the
+   * strategy's `meta.timeframe`, else the smallest step between two candles of a symbol.
+   */
+  timeframe?: TimeframeName;
   /** Fees as fractions of notional. Default maker 0.0002, taker 0.0005. */
   fees?: { maker: number; taker: number };
   /** Default 1. */
@@ -72,6 +77,8 @@ export interface WireJob {
   /** Per symbol, how many leading candles are history before `startTime`. */
   history: number[];
   startTime: number;
+  /** The candles' timeframe when the caller gave it. */
+  timeframe: TimeframeName | null;
   fees: { maker: number; taker: number };
   leverage: number;
   slippage: number;
@@ -197,6 +204,7 @@ export function normalizeJob(job: BacktestJob): WireJob {
   });
   const traded = candles.reduce((sum, c, i) => sum + c.time.length - history[i]!, 0);
   if (traded === 0) invalid('no candles at or after startTime');
+  if (job.timeframe !== undefined && !Object.hasOwn(TIMEFRAME_MS, job.timeframe)) invalid(`timeframe must be one of ${Object.keys(TIMEFRAME_MS).join(', ')}`);
   const fees = job.fees ?? { maker: 0.0002, taker: 0.0005 };
   const marketType = job.marketType ?? 'LINEAR';
   if (marketType !== 'LINEAR' && marketType !== 'SPOT') invalid('marketType must be LINEAR or SPOT');
@@ -208,6 +216,7 @@ export function normalizeJob(job: BacktestJob): WireJob {
     candles,
     history,
     startTime,
+    timeframe: job.timeframe ?? null,
     fees: { maker: num(fees.maker, 0, 'fees.maker', -0.01, 0.1), taker: num(fees.taker, 0, 'fees.taker', 0, 0.1) },
     leverage,
     slippage: num(job.slippage, 0, 'slippage', 0, 0.1),
