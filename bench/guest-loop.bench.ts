@@ -32,6 +32,21 @@ const STRATEGIES: Record<string, string> = {
   if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
   if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
 }`,
+  empty: 'export function onCandle(ctx, candle) {}',
+  indicators: `export function onCandle(ctx, candle) {
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
+}`,
+  position: `export function onCandle(ctx, candle) {
+  ctx.position(candle.symbol);
+  ctx.position(candle.symbol);
+}`,
+  placecancel: `export function onCandle(ctx, candle) {
+  ctx.cancel(ctx.buy(candle.symbol, { size: 0.1 }));
+}`,
+  view: `export function onCandle(ctx, candle) {
+  if (!ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+}`,
   orders: `let k = 0;
 export function onCandle(ctx, candle) {
   const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);

@@ -208,7 +208,7 @@ export function createBacktestOrders(
   return {
     pendingCount,
     processBar,
-    /** `ctx.buy` / `ctx.sell` with checked options. */
+    /** `ctx.buy` / `ctx.sell` with checked options, copied at once: the caller may reuse `args`. */
     place(s: number, side: number, args: OrderArgs): string {
       if (pendingTotal >= MAX_OPEN_ORDERS) throw new RangeError(`Too many open orders (at most ${MAX_OPEN_ORDERS})`);
       return add(s, side, args, false);
