@@ -199,9 +199,12 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     const a = Math.abs(q);
     const side = q > 0 ? -1 : 1;
     fill(s, side, a, px, feeRate, t, reason);
-    events.emit(`x${++exitSeq}`, names[s]!, side, EXIT_REASONS[reason]!, 'filled', a, px, a * px * feeRate, null, null);
+    // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
+    if (emitting) events.emit('x' + ++exitSeq, names[s]!, side, EXIT_REASONS[reason]!, 'filled', a, px, a * px * feeRate, null, null);
   }
   let exitSeq = 0;
+  /** Read once: without `onOrder`, an exit builds no event. */
+  const emitting = events.enabled;
 
   function liquidateAt(s: number, t: number): void {
     const p = positions[s]!;
@@ -214,8 +217,9 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     liq[s] = Number.NaN;
     views[s] = null;
     updateExitLevels(s);
+    if (!emitting) return;
     events.emit(
-      `x${++exitSeq}`,
+      'x' + ++exitSeq,
       names[s]!,
       -dir,
       'liquidation',

@@ -22,22 +22,10 @@ const FAST_PERIODS = 4096;
  * value by index, so an indicator call is an array read at the candle the loop points at
  * (`readIdx`: the candle just closed, or the one being filled). They share one closure because
  * the loop moves `readIdx` on every candle.
+ * The loop keeps the run's clock (`now`), which the account and the orders read: create the
+ * loop, then the parts with `loop.now`, then `attach` them before the first batch.
  */
-export function createBacktestLoop(
-  symbols: string[],
-  hostRegister: HostRegister,
-  maxIndicators: number,
-  startTime: number,
-  run: {
-    book: BacktestAccount;
-    orders: BacktestOrders;
-    events: OrderEventQueue;
-    logs: LogBuffer;
-    /** The strategy's exports, called with the `ctx` given to `setCtx`. */
-    onCandle: (ctx: unknown, candle: StrategyCandle) => void;
-    onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
-  },
-) {
+export function createBacktestLoop(symbols: string[], hostRegister: HostRegister, maxIndicators: number, startTime: number) {
   const nSym = symbols.length;
   const resolve = createSymbolResolver(symbols, 'run');
   let readIdx = 0;
@@ -167,17 +155,27 @@ export function createBacktestLoop(
     },
   });
 
-  const { book, orders, events, logs, onCandle, onOrder } = run;
   /** The guest's clock: the time of the candle being processed. */
   let now = startTime;
   let ctx: unknown = null;
+  /* The run's parts, set by `attach`; the candle loop reads their arrays directly. */
+  let book: BacktestAccount;
+  let events: OrderEventQueue;
+  let logs: LogBuffer;
+  let onCandle: (ctx: unknown, candle: StrategyCandle) => void;
+  let onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
+  let pendingCount: Float64Array;
+  let processBar: BacktestOrders['processBar'];
+  let open: Uint8Array;
+  let exBelow: Float64Array;
+  let exAbove: Float64Array;
+  let nextFunding: Float64Array;
+  let lastPrice: Float64Array;
+  let queued: OrderEvent[];
   const deliver = (event: OrderEvent) => {
     onOrder!(ctx, event);
     if (logs.hit) throw new Error('Log limit reached');
   };
-  const { pendingCount, processBar } = orders;
-  const { open, exBelow, exAbove, nextFunding, lastPrice } = book;
-  const queued = events.list;
   const candles: StrategyCandle[] = [];
   for (let s = 0; s < nSym; s++) candles.push({ symbol: symbols[s]!, time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 });
 
@@ -238,12 +236,27 @@ export function createBacktestLoop(
     indicators,
     symIdx,
     runBatch,
+    /** The run's clock, for the account, the orders and `ctx.now()`: one call, no wrapper. */
     now: () => now,
     setNow(t: number): void {
       now = t;
     },
     setCtx(c: unknown): void {
       ctx = c;
+    },
+    /** Gives the loop the run's parts (built with `now`); `onCandle` and `onOrder` are called with the `ctx` given to `setCtx`. */
+    attach(run: {
+      book: BacktestAccount;
+      orders: BacktestOrders;
+      events: OrderEventQueue;
+      logs: LogBuffer;
+      onCandle: (ctx: unknown, candle: StrategyCandle) => void;
+      onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
+    }): void {
+      ({ book, events, logs, onCandle, onOrder } = run);
+      ({ pendingCount, processBar } = run.orders);
+      ({ open, exBelow, exAbove, nextFunding, lastPrice } = book);
+      queued = events.list;
     },
   };
 }

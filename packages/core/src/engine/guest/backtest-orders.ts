@@ -63,8 +63,11 @@ export function createBacktestOrders(
   let orderSeq = 0;
   const freeOrders: PendingOrder[] = [];
 
+  /** Read once: without `onOrder`, a fill builds no event (ten arguments are a costly call in QuickJS). */
+  const emitting = events.enabled;
+
   function orderEvent(o: PendingOrder, status: 'filled' | 'cancelled' | 'rejected', q: number, px: number, fee: number, reason: string | null): void {
-    events.emit(o.id, names[o.s]!, o.side, EXIT_REASONS[o.type]!, status, q, px, fee, reason, o.tag);
+    if (emitting) events.emit(o.id, names[o.s]!, o.side, EXIT_REASONS[o.type]!, status, q, px, fee, reason, o.tag);
   }
 
   function add(s: number, side: number, a: OrderArgs, closeAll: boolean): string {
@@ -72,7 +75,8 @@ export function createBacktestOrders(
       freeOrders.length !== 0
         ? freeOrders.pop()!
         : { id: '', s: 0, side: 0, type: 0, price: 0, qty: 0, size: 0, sl: 0, tp: 0, trail: null, reduceOnly: false, closeAll: false, tag: null, time: 0 };
-    o.id = `o${++orderSeq}`;
+    // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
+    o.id = 'o' + ++orderSeq;
     o.s = s;
     o.side = side;
     o.type = a.type;

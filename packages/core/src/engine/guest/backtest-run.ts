@@ -52,13 +52,12 @@ export function createBacktestRun(
   const { onCandle, onOrder } = strategyHandlers(ns);
   const nSym = cfg.symbols.length;
   const { logs } = env;
-  let loopNow = () => env.startTime;
-  const clock = () => loopNow();
+  const loop = createBacktestLoop(cfg.symbols, hostRegister, cfg.maxIndicators, env.startTime);
+  const clock = loop.now;
   const events = createOrderEventQueue(typeof onOrder === 'function', clock);
   const book = createBacktestAccount(cfg, events, clock);
   const orders = createBacktestOrders(cfg, book, events, clock);
-  const loop = createBacktestLoop(cfg.symbols, hostRegister, cfg.maxIndicators, env.startTime, { book, orders, events, logs, onCandle, onOrder });
-  loopNow = loop.now;
+  loop.attach({ book, orders, events, logs, onCandle, onOrder });
   loop.setCtx(createBacktestCtx({ symbols: cfg.symbols, params: cfg.params, book, orders, loop, log: logs.log, random: env.random, now: loop.now }));
   return {
     runBatch: loop.runBatch,

@@ -19,6 +19,8 @@ export interface OrderEvent {
 export interface OrderEventQueue {
   /** Queued events; emptied by `flush`. The array itself never changes. */
   readonly list: OrderEvent[];
+  /** Whether `emit` keeps events (the strategy exports `onOrder`): when false, callers may skip building them. */
+  readonly enabled: boolean;
   emit(
     id: string,
     symbol: string,
@@ -40,6 +42,7 @@ export function createOrderEventQueue(enabled: boolean, now: () => number): Orde
   const list: OrderEvent[] = [];
   return {
     list,
+    enabled,
     emit(id, symbol, side, type, status, q, px, fee, reason, tag) {
       if (!enabled) return;
       list.push(freeze({ id, symbol, side: side > 0 ? 'buy' : 'sell', type, status, quantity: q, price: px, fee, time: now(), reason, tag }));
