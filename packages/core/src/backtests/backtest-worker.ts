@@ -5,7 +5,7 @@ import type { EventBus } from '../ports/event-bus.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
 import type { MarketData, TimeframeName } from '../ports/market-data.js';
-import type { BacktestRecord, Store, StoreRepositories } from '../ports/store.js';
+import type { BacktestLogRecord, BacktestRecord, Store, StoreRepositories } from '../ports/store.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
 import { BACKTEST_JOB } from './backtest-service.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
@@ -13,6 +13,7 @@ import { toProgressEvent } from './backtest-views.js';
 import { tradesToStore } from './stored-trades.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
+import { logLinesOf, toBacktestLogRecords } from './backtest-logs.js';
 
 export type BacktestWorkerDeps = StrategyRunnerDep & {
   store: Store;
@@ -94,13 +95,22 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
   const interval = deps.progressIntervalMs ?? 250;
 
   /**
-   * Moves a run from one of `from` to its end state and meters its compute in one transaction:
-   * only the call that makes the move meters, so a run is never metered twice.
+   * Moves a run from one of `from` to its end state, writes what it leaves (`keep`: results, log
+   * lines) and meters its compute in one transaction: only the call that makes the move writes
+   * and meters, so a run is never metered twice, and a crash leaves either the end state with all
+   * it keeps or none of it.
    */
-  async function finish(record: BacktestRecord, from: BacktestRecord['status'][], patch: Parameters<Store['backtests']['transition']>[2], computeMs: number) {
+  async function finish(
+    record: BacktestRecord,
+    from: BacktestRecord['status'][],
+    patch: Parameters<Store['backtests']['transition']>[2],
+    computeMs: number,
+    keep?: (tx: StoreRepositories) => Promise<void>,
+  ) {
     const metered = Math.ceil(computeMs);
     const done = await store.transaction(async (tx) => {
       const moved = await tx.backtests.transition(record.id, from, { ...patch, computeMs: record.computeMs + metered });
+      if (moved) await keep?.(tx);
       if (moved && metered > 0) await deps.onCompute?.(record.userId, metered, tx);
       return moved;
     });
@@ -109,20 +119,24 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
   }
 
   /**
-   * A run stopped by its signal: cancelled by its user (the record says so: meter it there), or
-   * this process is shutting down or lost the job (the record stays running for whoever runs it
-   * next: meter the CPU this attempt used on its own).
+   * A run stopped by its signal: cancelled by its user (the record says so: meter it there and
+   * keep the log lines the run handed back), or this process is shutting down or lost the job
+   * (the record stays running for whoever runs it next, who writes its log: meter the CPU this
+   * attempt used on its own).
    */
-  async function meterStopped(record: BacktestRecord, computeMs: number) {
+  async function meterStopped(record: BacktestRecord, computeMs: number, logs: readonly BacktestLogRecord[] = []) {
     const metered = Math.ceil(computeMs);
-    if (metered <= 0) return;
+    if (metered <= 0 && logs.length === 0) return;
     await store.transaction(async (tx) => {
-      const cancelled = await tx.backtests.transition(record.id, ['cancelled'], { computeMs: record.computeMs + metered });
-      if (!cancelled) {
+      const cancelled = await tx.backtests.transition(record.id, ['cancelled'], metered > 0 ? { computeMs: record.computeMs + metered } : {});
+      if (cancelled) {
+        if (logs.length > 0) await tx.backtests.saveLogs(record.id, logs);
+      } else {
+        if (metered <= 0) return;
         const current = await tx.backtests.transition(record.id, ['running'], { computeMs: record.computeMs + metered });
         if (!current) return;
       }
-      await deps.onCompute?.(record.userId, metered, tx);
+      if (metered > 0) await deps.onCompute?.(record.userId, metered, tx);
     });
   }
 
@@ -154,6 +168,8 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     const record = (await store.backtests.transition(job.id, ['running'], { attempts: started.attempts + 1 })) ?? started;
     events.publish(`backtest:${record.id}:progress`, toProgressEvent(record));
     let ownsSource = false;
+    /** The strategy's log lines as the backtest keeps them: none for a bought strategy (run-only licence). */
+    const keptLogs = (lines: Parameters<typeof toBacktestLogRecords>[0]) => (ownsSource ? toBacktestLogRecords(lines) : []);
     try {
       const version = await loadRunnableSource(store, record.userId, record.strategyId, record.strategyVersion).catch(() => null);
       if (!version)
@@ -218,23 +234,28 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           },
         },
       );
-      await store.backtests.saveResult({
+      const result = {
         backtestId: record.id,
         equityCurve: output.equityCurve,
         metrics: output.metrics,
         ...tradesToStore(output.trades, deps.maxStoredTrades),
-      });
+      };
+      const logs = keptLogs(output.logs);
       const done = await finish(
         record,
         ['running'],
         { status: 'completed', progress: 1, processedBars: totalBars, totalBars, finishedAt: clock.now().toISOString() },
         output.computeMs,
+        async (tx) => {
+          await tx.backtests.saveResult(result);
+          await tx.backtests.saveLogs(record.id, logs);
+        },
       );
-      if (!done) await meterStopped(record, output.computeMs); // cancelled as it completed
+      if (!done) await meterStopped(record, output.computeMs, logs); // cancelled as it completed
     } catch (error) {
       if (signal.aborted) {
         // cancelled (the service published the final state) or shutting down: meter what it used
-        await meterStopped(record, cpuMsOf(error)).catch((e: unknown) =>
+        await meterStopped(record, cpuMsOf(error), keptLogs(logLinesOf(error))).catch((e: unknown) =>
           logger.error('Could not meter a stopped backtest', { backtestId: record.id, error: String(e) }),
         );
         return;
@@ -246,8 +267,11 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           ? runError(error)
           : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
       if (failure.code === 'INTERNAL') logger.error('backtest failed', { backtestId: record.id, error: String(error) });
-      const failed = await finish(record, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() }, cpuMsOf(error));
-      if (!failed) await meterStopped(record, cpuMsOf(error)); // cancelled as it failed
+      const logs = keptLogs(logLinesOf(error));
+      const failed = await finish(record, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() }, cpuMsOf(error), (tx) =>
+        tx.backtests.saveLogs(record.id, logs),
+      );
+      if (!failed) await meterStopped(record, cpuMsOf(error), logs); // cancelled as it failed
     }
   }
 

@@ -8,7 +8,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
   return {
     async inspect(source, options = {}) {
       const info = await pool.inspectStrategy(source, options);
-      return { timeframe: info.meta.timeframe, warmup: info.meta.warmup, params: info.meta.params };
+      return { timeframe: info.meta.timeframe, timeframes: info.meta.timeframes, warmup: info.meta.warmup, params: info.meta.params };
     },
     checkParams(declaration: StrategyDeclaration, params) {
       parseStrategyParams(declaration.params as Record<string, ParamSpec> | undefined, params);
@@ -25,6 +25,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
           candles,
           symbols: input.series.map((s) => s.symbol),
           ...(input.startTime === undefined ? {} : { startTime: input.startTime }),
+          ...(input.series[0] === undefined ? {} : { timeframe: input.series[0].timeframe }),
           fees: input.fees,
           leverage: input.leverage,
           slippage: input.slippage,
@@ -41,6 +42,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
         trades: result.trades as unknown as Array<Record<string, unknown>>,
         metrics: result.metrics as unknown as Record<string, unknown>,
         computeMs: result.stats.cpuMs,
+        logs: result.logs.map((l) => ({ time: Date.parse(l.time), level: l.level, message: l.message })),
       };
     },
     close: () => pool.close(),

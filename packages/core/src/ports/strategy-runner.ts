@@ -9,6 +9,8 @@ import type { BacktestResultRecord } from './store.js';
  */
 export interface StrategyDeclaration {
   timeframe?: string | undefined;
+  /** Higher timeframes the strategy reads (`meta.timeframes`). */
+  timeframes?: string[] | undefined;
   warmup?: number | undefined;
   params?: Record<string, unknown> | undefined;
 }
@@ -37,9 +39,23 @@ export interface BacktestRunInput {
   funding?: Record<string, { time: Float64Array; rate: Float64Array }>;
 }
 
+/** A line the strategy wrote with `ctx.log` (or `console`), in the order written. */
+export interface StrategyLogLine {
+  /** The candle time (epoch ms) at which it was written. */
+  time: number;
+  /** Absent: `info`. */
+  level?: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+}
+
 export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestId' | 'tradeCount'> {
   /** CPU milliseconds of sandboxed execution. */
   computeMs: number;
+  /**
+   * The lines the strategy wrote, in order, within the runner's log limit (a run that writes
+   * more fails with LOG_LIMIT). Absent: the runner keeps none.
+   */
+  logs?: StrategyLogLine[];
 }
 
 /** Who a run or check is for, so that users take turns for the sandbox. */
@@ -61,7 +77,8 @@ export interface TenantOption {
  * - Failures of `run` reject with an error that has a string `code` (TIMEOUT, MEMORY_LIMIT,
  *   STACK_OVERFLOW, STRATEGY_ERROR, INVALID_STRATEGY, INVALID_PARAMS, LOG_LIMIT, CRASHED,
  *   CANCELLED, POOL_CLOSED, ...), a message written for the strategy's author, and `cpuMs`: the
- *   CPU time the run used before it ended, however it ended (for usage metering).
+ *   CPU time the run used before it ended, however it ended (for usage metering); and, when
+ *   they could be saved, `logs`: the `StrategyLogLine`s the strategy wrote before it failed.
  * - Determinism: the same input, with the same `seed`, gives the same output.
  * - Fairness: calls with different `tenant`s take turns; a check never waits behind a run.
  * - `close` rejects waiting and running calls (POOL_CLOSED) and releases every process; later
