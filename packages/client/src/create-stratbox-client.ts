@@ -63,7 +63,7 @@ export type StratboxClient = {
 } & StratboxRealtimeMethods &
   StratboxPagingMethods;
 
-/** A page of a deployment's log: `client.deployments.logPage`. */
+/** A page of a deployment's or a backtest's log: `client.deployments.logPage`, `client.backtests.logPage`. */
 export type LogPageData = LogPage;
 
 /** Calls that read a response header as well as the body. */
@@ -75,6 +75,14 @@ export interface StratboxPagingMethods {
      * as `query.cursor`; null on the last page.
      */
     logPage(input: RouteInput<'deployments.logs'>, options?: CallOptions): Promise<LogPageData>;
+  };
+  backtests: {
+    /**
+     * One page of a backtest's log (the lines its strategy wrote) with the cursor of the next page
+     * (the `X-Next-Cursor` header of `GET /api/backtests/:id/logs`, whose body is the bare array,
+     * as for deployments): pass `nextCursor` back as `query.cursor`; null on the last page.
+     */
+    logPage(input: RouteInput<'backtests.logs'>, options?: CallOptions): Promise<LogPageData>;
   };
 }
 
@@ -198,10 +206,13 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
   Object.assign(client, { realtime, subscribe: realtime.subscribe });
   (client.backtests ??= {}).watch = (id: string, handler: (event: BacktestProgressData) => void, subscribeOptions?: SubscribeOptions) =>
     realtime.subscribe(backtestProgressChannel(id), handler, subscribeOptions);
-  (client.deployments ??= {}).logPage = async (input: RouteInput<'deployments.logs'>, callOptions?: CallOptions): Promise<LogPageData> => {
-    const { data, headers } = await request('deployments.logs', input, callOptions);
+  /** A log route's page: the bare array of the body and the cursor of the `X-Next-Cursor` header. */
+  const logPage = async (key: 'deployments.logs' | 'backtests.logs', input: RouteInput<typeof key>, callOptions?: CallOptions): Promise<LogPageData> => {
+    const { data, headers } = await request(key, input, callOptions);
     return { logs: data as LogPageData['logs'], nextCursor: headers.get(NEXT_CURSOR_HEADER) ?? null };
   };
+  (client.deployments ??= {}).logPage = (input: RouteInput<'deployments.logs'>, callOptions?: CallOptions) => logPage('deployments.logs', input, callOptions);
+  (client.backtests ??= {}).logPage = (input: RouteInput<'backtests.logs'>, callOptions?: CallOptions) => logPage('backtests.logs', input, callOptions);
   (client.deployments ??= {}).watchOrders = (id: string, handler: (event: DeploymentOrderData) => void, subscribeOptions?: SubscribeOptions) =>
     realtime.subscribe(deploymentOrdersChannel(id), handler, subscribeOptions);
   return client as unknown as StratboxClient;

@@ -66,6 +66,20 @@ export const routes = {
       '`tradesTruncated` on the backtest says when it made more.',
     params: backtestParams, query: B.ListBacktestTradesQuery, successStatus: 200, response: B.BacktestTradeList, errors: ['NOT_FOUND'],
   }),
+  'backtests.logs': defineRoute({
+    method: 'GET', path: '/api/backtests/:id/logs', summary: "The strategy's log lines of a backtest, oldest first, in pages (as deployment logs: a bare array, the next page's cursor in `X-Next-Cursor`)",
+    description:
+      'The lines the strategy wrote with `ctx.log` (and `console`) during the run, each stamped with the candle time it was written at, oldest first ' +
+      '(timestamp, then order of writing), in the shape, query and paging of `GET /api/deployments/:id/logs`: at or after `since` when given, at most ' +
+      '`limit` (1-1000, default 200); when more lines follow, the header `X-Next-Cursor` holds the cursor of the next page (send it back as `cursor`, ' +
+      'with the same `since`); no header: the last page. The lines are kept when the run ends: completed, failed (the lines written before the ' +
+      'strategy threw, timed out or hit the log limit) or cancelled (those the sandbox could still hand back); empty until then, and within the ' +
+      "run's log limit (10,000 lines or 1,000,000 characters by default, past which the run fails with `LOG_LIMIT`). A backtest of a strategy " +
+      "bought on the marketplace answers 403 `FORBIDDEN`: a run-only licence does not include the strategy's log, which is kept for no one. " +
+      "The typed client's `backtests.logPage` returns `{ logs, nextCursor }`.",
+    params: backtestParams, query: D.LogsQuery, successStatus: 200, response: D.LogList, errors: ['NOT_FOUND', 'FORBIDDEN'],
+    headers: { [D.NEXT_CURSOR_HEADER]: { description: 'Cursor of the next page (send it as `cursor`); absent on the last page' } },
+  }),
   'backtests.create': defineRoute({
     method: 'POST', path: '/api/backtests', summary: 'Queue a backtest; it runs in a sandboxed subprocess',
     body: B.CreateBacktestBody, successStatus: 202, response: B.BacktestSummary,

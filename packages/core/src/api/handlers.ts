@@ -52,6 +52,11 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'backtests.list': ({ userId, query }) => services.backtests.list(userId, query),
     'backtests.get': ({ userId, params }) => services.backtests.get(userId, params.id),
     'backtests.trades': ({ userId, params, query }) => services.backtests.trades(userId, params.id, query),
+    'backtests.logs': async ({ userId, params, query, setHeader }) => {
+      const page = await services.backtests.logPage(userId, params.id, query);
+      if (page.nextCursor !== null) setHeader?.(NEXT_CURSOR_HEADER, page.nextCursor);
+      return page.logs;
+    },
     'backtests.create': ({ userId, body }) => services.backtests.create(userId, body),
     'backtests.cancel': ({ userId, params }) => services.backtests.cancel(userId, params.id),
     'credentials.list': ({ userId, query }) => services.credentials.list(userId, query),

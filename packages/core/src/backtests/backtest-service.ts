@@ -8,10 +8,12 @@ import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store } from '../ports/store.js';
 import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
-import { paginate, paginateBySeq } from '../util/cursor.js';
+import { paginate, paginateBySeq, paginateLog } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
-import { toBacktestDetail, toBacktestSummary, toProgressEvent, toTradeView } from './backtest-views.js';
+import { toBacktestDetail, toBacktestLogEntry, toBacktestSummary, toProgressEvent, toTradeView } from './backtest-views.js';
+import { ranPurchasedStrategy } from './backtest-logs.js';
+import type { LogPageQuery } from '../deployments/deployment-service.js';
 import { parseInput } from '../util/validate.js';
 
 /** Most candles one backtest may run over, all symbols together. */
@@ -35,6 +37,9 @@ export type BacktestService = ReturnType<typeof createBacktestService>;
 
 const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
 
+/** Log lines in a page when the query gives no `limit` (as a deployment's log). */
+const DEFAULT_LOG_LIMIT = 200;
+
 /** Backtests: queued on create, run by a worker (see `createBacktestWorker`), cancellable. */
 export function createBacktestService(deps: BacktestServiceDeps) {
   const { store, clock, events, queue } = deps;
@@ -44,6 +49,23 @@ export function createBacktestService(deps: BacktestServiceDeps) {
     const record = await store.backtests.findById(userId, id);
     if (!record) throw notFound('Backtest', id);
     return record;
+  }
+
+  /**
+   * One page of the strategy's log lines of the backtest (as `logs`), oldest first, with the
+   * cursor of the next page, or null on the last one. A backtest of a bought strategy is a 403.
+   */
+  async function logPage(userId: string, id: string, query: LogPageQuery = {}) {
+    const record = await load(userId, id);
+    if (await ranPurchasedStrategy(store, record)) {
+      throw new StratboxError(
+        'FORBIDDEN',
+        `Backtest ${id} ran a strategy bought on the marketplace: a run-only licence does not include the strategy's log, and none is kept`,
+      );
+    }
+    const since = query.since;
+    const page = await paginateLog(query, (p) => store.backtests.listLogs(userId, id, { ...p, ...(since ? { since } : {}) }), DEFAULT_LOG_LIMIT);
+    return { logs: page.items.map(toBacktestLogEntry), nextCursor: page.nextCursor };
   }
 
   return {
@@ -148,6 +170,22 @@ export function createBacktestService(deps: BacktestServiceDeps) {
       await load(userId, id);
       const page = await paginateBySeq(query, (p) => store.backtests.listTrades(userId, id, p));
       return { trades: page.items.map((t) => toTradeView(t.trade)), nextCursor: page.nextCursor };
+    },
+
+    /**
+     * The lines the strategy wrote (`ctx.log`, `console`) during the run, stamped with their
+     * candle time, oldest first (timestamp, then order of writing): at or after `since`, after
+     * `cursor`, at most `limit` (default 200), with the cursor of the next page (null on the last
+     * one). Kept when the run ends (completed, failed, or cancelled when the sandbox could still
+     * hand them back): empty until then. Another user's backtest is NOT_FOUND; a backtest of a
+     * strategy bought on the marketplace is FORBIDDEN (a run-only licence does not include the
+     * strategy's log; the worker keeps none for it).
+     */
+    logPage,
+
+    /** As `logPage`, the lines alone. */
+    async logs(userId: string, id: string, query: LogPageQuery = {}) {
+      return (await logPage(userId, id, query)).logs;
     },
 
     /** Cancels a queued or running backtest; a finished one is a 409 and stays as it is. */

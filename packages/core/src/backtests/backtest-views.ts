@@ -1,6 +1,7 @@
-import type { BacktestDetail, BacktestSummary } from '@stratbox/contract';
+import type { z } from 'zod';
+import type { BacktestDetail, BacktestSummary, LogEntry } from '@stratbox/contract';
 import type { BacktestTrade } from './engine/build-result.js';
-import type { BacktestRecord, BacktestResultSummary, BacktestTradeRecord } from '../ports/store.js';
+import type { BacktestLogRecord, BacktestRecord, BacktestResultSummary, BacktestTradeRecord } from '../ports/store.js';
 
 /** The API view of a backtest record. */
 export function toBacktestSummary(r: BacktestRecord): BacktestSummary {
@@ -64,4 +65,9 @@ export function toBacktestDetail(r: BacktestRecord, result: BacktestResultSummar
 /** The data of a `backtest:<id>:progress` event for a record. */
 export function toProgressEvent(r: BacktestRecord) {
   return { backtestId: r.id, status: r.status, progress: r.progress, processedBars: r.processedBars, totalBars: r.totalBars };
+}
+
+/** A stored log line of a backtest as the API shows it: the line shape of a deployment's log. */
+export function toBacktestLogEntry(l: BacktestLogRecord): z.infer<typeof LogEntry> {
+  return { timestamp: l.timestamp, level: l.level, message: l.message };
 }
