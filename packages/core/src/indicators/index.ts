@@ -1,4 +1,5 @@
-export { createIndicator, type StreamingIndicator } from './create-indicator.js';
+export { createIndicator } from './create-indicator.js';
+export type { StreamingIndicator } from './streaming-indicator.js';
 export {
   INDICATOR_DEFS,
   INDICATOR_KINDS,
