@@ -1,3 +1,4 @@
+import { runTimeframes } from '../engine/run-timeframes.js';
 import type { z } from 'zod';
 import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, CreateBacktestBody } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
@@ -81,6 +82,8 @@ export function createBacktestService(deps: BacktestServiceDeps) {
       const info = await withRunOnlyErrors(runnable.canReadSource, () => runner.inspect(source, { tenant: userId }));
       await withRunOnlyErrors(runnable.canReadSource, () => runner.checkParams(info, body.params));
       const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
+      const higher = runTimeframes(timeframe, info.timeframes as TimeframeName[] | undefined);
+      if ('problem' in higher) throw new StratboxError('VALIDATION_FAILED', higher.problem, [{ path: 'body.timeframe', message: higher.problem }]);
       const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
       const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;
       if (totalBars > MAX_BACKTEST_BARS) {
