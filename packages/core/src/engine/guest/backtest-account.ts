@@ -12,7 +12,7 @@ import {
   payFunding,
 } from '../model/position.js';
 import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
-import { F64, freeze } from './intrinsics.js';
+import { abs, F64, freeze, INF, NAN, NEG_INF } from './intrinsics.js';
 import type { TrailSpec } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
 import { createSymbolResolver } from './symbols.js';
@@ -65,20 +65,20 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
   for (let s = 0; s < nSym; s++) positions.push(newPosition());
   const closed: ClosedPart = newClosedPart();
 
-  const sl = new F64(nSym).fill(Number.NaN);
-  const tp = new F64(nSym).fill(Number.NaN);
+  const sl = new F64(nSym).fill(NAN);
+  const tp = new F64(nSym).fill(NAN);
   const slTime = new F64(nSym);
   const tpTime = new F64(nSym);
-  const liq = new F64(nSym).fill(Number.NaN);
-  const trailDistance = new F64(nSym).fill(Number.NaN);
-  const trailFraction = new F64(nSym).fill(Number.NaN);
-  const trailBest = new F64(nSym).fill(Number.NaN);
+  const liq = new F64(nSym).fill(NAN);
+  const trailDistance = new F64(nSym).fill(NAN);
+  const trailFraction = new F64(nSym).fill(NAN);
+  const trailBest = new F64(nSym).fill(NAN);
   const trailTime = new F64(nSym);
   /** Last price of each symbol: the last close, or a fill since. */
-  const lastPrice = new F64(nSym).fill(Number.NaN);
+  const lastPrice = new F64(nSym).fill(NAN);
   /** Prices beyond which an exit may trigger (or a trailing stop move), so the loop skips quiet candles cheaply. */
-  const exBelow = new F64(nSym).fill(Number.NEGATIVE_INFINITY);
-  const exAbove = new F64(nSym).fill(Number.POSITIVE_INFINITY);
+  const exBelow = new F64(nSym).fill(NEG_INF);
+  const exAbove = new F64(nSym).fill(INF);
   /**
    * 1 while symbol s has an open position (mirrors `positions[s].qty !== 0`, kept by
    * updateExitLevels after every change): the candle loop reads it first, because a flat symbol
@@ -86,7 +86,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
    */
   const open = new Uint8Array(nSym);
   /** Time of each symbol's next funding payment (Infinity: none left). */
-  const nextFunding = new F64(nSym).fill(Number.POSITIVE_INFINITY);
+  const nextFunding = new F64(nSym).fill(INF);
   const fundingIndex = new Int32Array(nSym);
   for (let s = 0; s < nSym; s++) {
     const f = cfg.funding[s];
@@ -153,30 +153,30 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
       if (a !== a || (q > 0 ? level > a : level < a)) a = level;
     }
     if (q > 0) {
-      exBelow[s] = a === a ? (b === b && b > a ? b : a) : b === b ? b : Number.NEGATIVE_INFINITY;
-      exAbove[s] = t === t ? t : Number.POSITIVE_INFINITY;
+      exBelow[s] = a === a ? (b === b && b > a ? b : a) : b === b ? b : NEG_INF;
+      exAbove[s] = t === t ? t : INF;
       if (trailing && trailBest[s]! < exAbove[s]!) exAbove[s] = trailBest[s]!;
     } else if (q < 0) {
-      exAbove[s] = a === a ? (b === b && b < a ? b : a) : b === b ? b : Number.POSITIVE_INFINITY;
-      exBelow[s] = t === t ? t : Number.NEGATIVE_INFINITY;
+      exAbove[s] = a === a ? (b === b && b < a ? b : a) : b === b ? b : INF;
+      exBelow[s] = t === t ? t : NEG_INF;
       if (trailing && trailBest[s]! > exBelow[s]!) exBelow[s] = trailBest[s]!;
     } else {
-      exBelow[s] = Number.NEGATIVE_INFINITY;
-      exAbove[s] = Number.POSITIVE_INFINITY;
+      exBelow[s] = NEG_INF;
+      exAbove[s] = INF;
     }
   }
 
   function updateLiq(s: number): void {
-    liq[s] = useLiq ? liquidationPrice(positions[s]!, lev, mmr) : Number.NaN;
+    liq[s] = useLiq ? liquidationPrice(positions[s]!, lev, mmr) : NAN;
     updateExitLevels(s);
   }
 
   function clearExits(s: number): void {
-    sl[s] = Number.NaN;
-    tp[s] = Number.NaN;
-    trailBest[s] = Number.NaN;
-    trailDistance[s] = Number.NaN;
-    trailFraction[s] = Number.NaN;
+    sl[s] = NAN;
+    tp[s] = NAN;
+    trailBest[s] = NAN;
+    trailDistance[s] = NAN;
+    trailFraction[s] = NAN;
   }
 
   /** One fill of q units (q > 0) on side +1 (buy) or -1 (sell) at px; records the trade it closes, if any. */
@@ -196,7 +196,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
 
   function closeAt(s: number, px: number, feeRate: number, t: number, reason: number): void {
     const q = positions[s]!.qty;
-    const a = Math.abs(q);
+    const a = abs(q);
     const side = q > 0 ? -1 : 1;
     fill(s, side, a, px, feeRate, t, reason);
     // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
@@ -214,7 +214,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     changed = true;
     recordTrade(s, t, px, R_LIQUIDATION);
     clearExits(s);
-    liq[s] = Number.NaN;
+    liq[s] = NAN;
     views[s] = null;
     updateExitLevels(s);
     if (!emitting) return;
@@ -240,7 +240,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
   function checkExits(s: number, t: number, o: number, h: number, l: number, allowTP: boolean): void {
     const q = positions[s]!.qty;
     const dir = q > 0 ? 1 : -1;
-    let stopPx = slTime[s]! < t ? sl[s]! : Number.NaN;
+    let stopPx = slTime[s]! < t ? sl[s]! : NAN;
     let reason = R_STOP_LOSS;
     if (trailBest[s] === trailBest[s] && trailTime[s]! < t) {
       const level = trailLevel(s, dir);
@@ -249,9 +249,9 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
         reason = R_TRAILING_STOP;
       }
     }
-    const tpPx = allowTP && tpTime[s]! < t ? tp[s]! : Number.NaN;
+    const tpPx = allowTP && tpTime[s]! < t ? tp[s]! : NAN;
     const lq = liq[s]!;
-    const stopFill = stopPx === stopPx ? stopFillPrice(-dir, o, h, l, stopPx, slip) : Number.NaN;
+    const stopFill = stopPx === stopPx ? stopFillPrice(-dir, o, h, l, stopPx, slip) : NAN;
     if (stopFill === stopFill) {
       if (q > 0 ? stopFill <= lq : stopFill >= lq) liquidateAt(s, t);
       else closeAt(s, stopFill, taker, t, reason);
@@ -261,7 +261,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
       liquidateAt(s, t);
       return;
     }
-    const tpFill = tpPx === tpPx ? limitFillPrice(-dir, o, h, l, tpPx) : Number.NaN;
+    const tpFill = tpPx === tpPx ? limitFillPrice(-dir, o, h, l, tpPx) : NAN;
     if (tpFill === tpFill) closeAt(s, tpFill, maker, t, R_TAKE_PROFIT);
   }
 
@@ -296,7 +296,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
       k++;
     }
     fundingIndex[s] = k;
-    nextFunding[s] = k < f.time.length ? f.time[k]! : Number.POSITIVE_INFINITY;
+    nextFunding[s] = k < f.time.length ? f.time[k]! : INF;
   }
 
   function setTrailing(s: number, spec: TrailSpec, best: number, time: number): void {
@@ -315,7 +315,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     return freeze({
       symbol: names[s]!,
       side: q > 0 ? 'long' : 'short',
-      quantity: Math.abs(q),
+      quantity: abs(q),
       entryPrice: e,
       entryTime: p.entryTime,
       margin: p.margin,
@@ -391,7 +391,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     setTrailingStop(s: number, spec: TrailSpec | null): boolean {
       if (positions[s]!.qty === 0) return false;
       if (spec === null) {
-        trailBest[s] = Number.NaN;
+        trailBest[s] = NAN;
         views[s] = null;
         updateExitLevels(s);
       } else setTrailing(s, spec, lastPrice[s]!, now());

@@ -2,7 +2,7 @@ import { EXIT_REASONS, LIMIT, MARKET, MAX_OPEN_ORDERS } from '../model/codes.js'
 import { limitFillPrice, marketFillPrice, stopFillPrice } from '../model/fill-prices.js';
 import { marginRefusal } from '../model/position.js';
 import type { BacktestAccount } from './backtest-account.js';
-import { freeze } from './intrinsics.js';
+import { abs, freeze, INF, NAN } from './intrinsics.js';
 import type { OrderArgs, TrailSpec } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
 
@@ -108,7 +108,7 @@ export function createBacktestOrders(
   }
 
   function reject(o: PendingOrder, status: 'cancelled' | 'rejected', reason: string): void {
-    orderEvent(o, status, 0, Number.NaN, 0, reason);
+    orderEvent(o, status, 0, NAN, 0, reason);
   }
 
   /** Fills one order at px (slippage already applied), or rejects or cancels it. */
@@ -116,7 +116,7 @@ export function createBacktestOrders(
     const s = o.s;
     const p = positions[s]!;
     const cur = p.qty;
-    const a = Math.abs(cur);
+    const a = abs(cur);
     let q: number;
     if (o.closeAll) {
       if (cur === 0) return reject(o, 'cancelled', 'no position to close');
@@ -124,7 +124,7 @@ export function createBacktestOrders(
     } else if (o.size === o.size) {
       q = (o.size * book.equity() * lev) / px;
     } else q = o.qty;
-    if (!(q > 0 && q < Number.POSITIVE_INFINITY)) return reject(o, 'rejected', `order quantity is not positive: equity is ${book.equity()}`);
+    if (!(q > 0 && q < INF)) return reject(o, 'rejected', `order quantity is not positive: equity is ${book.equity()}`);
     if (o.reduceOnly) {
       if (cur === 0 || cur > 0 === o.side > 0) return reject(o, 'cancelled', 'reduce-only order has no position to reduce');
       if (q > a) q = a;
@@ -172,7 +172,7 @@ export function createBacktestOrders(
           execute(ord, px, limit ? maker : taker, t);
           freeOrders.push(ord);
           const after = positions[s]!.qty;
-          if (after !== 0 && (before === 0 || after > 0 !== before > 0 || Math.abs(after) > Math.abs(before))) book.checkExits(s, t, px, h, l, false);
+          if (after !== 0 && (before === 0 || after > 0 !== before > 0 || abs(after) > abs(before))) book.checkExits(s, t, px, h, l, false);
         } else j++;
       }
     }
@@ -187,7 +187,7 @@ export function createBacktestOrders(
       side: o.closeAll ? (q > 0 ? 'sell' : 'buy') : o.side > 0 ? 'buy' : 'sell',
       type: EXIT_REASONS[o.type]!,
       price: o.price === o.price ? o.price : null,
-      quantity: o.closeAll ? Math.abs(q) : o.qty === o.qty ? o.qty : null,
+      quantity: o.closeAll ? abs(q) : o.qty === o.qty ? o.qty : null,
       size: o.size === o.size ? o.size : null,
       stopLoss: o.sl === o.sl ? o.sl : null,
       takeProfit: o.tp === o.tp ? o.tp : null,
@@ -199,11 +199,11 @@ export function createBacktestOrders(
 
   const closeArgs: OrderArgs = {
     type: MARKET,
-    price: Number.NaN,
-    quantity: Number.NaN,
-    size: Number.NaN,
-    stopLoss: Number.NaN,
-    takeProfit: Number.NaN,
+    price: NAN,
+    quantity: NAN,
+    size: NAN,
+    stopLoss: NAN,
+    takeProfit: NAN,
     trail: null,
     reduceOnly: true,
     tag: null,

@@ -1,5 +1,6 @@
 import { LIMIT, MARKET, STOP } from '../model/codes.js';
 import { fmt } from './format.js';
+import { INF, NAN } from './intrinsics.js';
 
 /*
  * The checks of `ctx.buy` / `ctx.sell` options and of the prices of `ctx.setStopLoss` and
@@ -29,12 +30,12 @@ export interface OrderArgs {
 export const ORDER_TYPE_NAMES = ['market', 'limit', 'stop'] as const;
 
 export function isPositiveNumber(v: unknown): v is number {
-  return typeof v === 'number' && v > 0 && v < Number.POSITIVE_INFINITY;
+  return typeof v === 'number' && v > 0 && v < INF;
 }
 
 /** A stop-loss or take-profit price, or NaN for none (undefined or null). */
 export function optionalPrice(v: unknown, what: string): number {
-  if (v === undefined || v === null) return Number.NaN;
+  if (v === undefined || v === null) return NAN;
   if (!isPositiveNumber(v)) throw new TypeError(`${what} must be a positive price, got ${fmt(v)}`);
   return v;
 }
@@ -48,23 +49,23 @@ export function optionalTrail(v: unknown): TrailSpec | null {
   }
   if (spec.distance !== undefined) {
     if (!isPositiveNumber(spec.distance)) throw new TypeError(`trailingStop.distance must be a positive price distance, got ${fmt(spec.distance)}`);
-    return { distance: spec.distance, fraction: Number.NaN };
+    return { distance: spec.distance, fraction: NAN };
   }
   if (!(typeof spec.fraction === 'number' && spec.fraction > 0 && spec.fraction < 1)) {
     throw new TypeError(`trailingStop.fraction must be a number in (0, 1), got ${fmt(spec.fraction)}`);
   }
-  return { distance: Number.NaN, fraction: spec.fraction };
+  return { distance: NAN, fraction: spec.fraction };
 }
 
 /** A record for `readOrderArgs` to fill. */
 export function newOrderArgs(): OrderArgs {
   return {
     type: MARKET,
-    price: Number.NaN,
-    quantity: Number.NaN,
-    size: Number.NaN,
-    stopLoss: Number.NaN,
-    takeProfit: Number.NaN,
+    price: NAN,
+    quantity: NAN,
+    size: NAN,
+    stopLoss: NAN,
+    takeProfit: NAN,
     trail: null,
     reduceOnly: false,
     tag: null,
@@ -100,13 +101,13 @@ export function readOrderArgs(input: unknown, out: OrderArgs): OrderArgs {
   if (reduceOnly !== undefined && typeof reduceOnly !== 'boolean') throw new TypeError('reduceOnly must be a boolean');
   if (tag !== undefined && !(typeof tag === 'string' && tag.length <= 100)) throw new TypeError('tag must be a string of at most 100 characters');
   // The exits most orders leave out are tested here, sparing a call each (the functions answer the same).
-  const sl = stopLoss === undefined ? Number.NaN : optionalPrice(stopLoss, 'stopLoss');
-  const tp = takeProfit === undefined ? Number.NaN : optionalPrice(takeProfit, 'takeProfit');
+  const sl = stopLoss === undefined ? NAN : optionalPrice(stopLoss, 'stopLoss');
+  const tp = takeProfit === undefined ? NAN : optionalPrice(takeProfit, 'takeProfit');
   const trail = trailingStop === undefined ? null : optionalTrail(trailingStop);
   out.type = code;
-  out.price = code === MARKET ? Number.NaN : (price as number);
-  out.quantity = quantity === undefined ? Number.NaN : (quantity as number);
-  out.size = size === undefined ? Number.NaN : (size as number);
+  out.price = code === MARKET ? NAN : (price as number);
+  out.quantity = quantity === undefined ? NAN : (quantity as number);
+  out.size = size === undefined ? NAN : (size as number);
   out.stopLoss = sl;
   out.takeProfit = tp;
   out.trail = trail;
