@@ -54,7 +54,7 @@ export function createBacktestOrders(
   const nSym = cfg.symbols.length;
   const names = cfg.symbols;
   const { allowShort, leverage: lev, slippage: slip, maker, taker } = cfg;
-  const { positions, trailBest } = book;
+  const { positions, trailBest, open, exBelow, exAbove } = book;
   const pending: PendingOrder[][] = [];
   for (let s = 0; s < nSym; s++) pending.push([]);
   /** Pending orders per symbol, read by the candle loop to skip symbols with nothing to fill. */
@@ -118,11 +118,14 @@ export function createBacktestOrders(
     const cur = p.qty;
     const a = abs(cur);
     let q: number;
+    /* Equity, when a size order needed it: the margin check reads the same number (nothing changed since) instead of summing it again. */
+    let equity = NAN;
     if (o.closeAll) {
       if (cur === 0) return reject(o, 'cancelled', 'no position to close');
       q = a;
     } else if (o.size === o.size) {
-      q = (o.size * book.equity() * lev) / px;
+      equity = book.equity();
+      q = (o.size * equity * lev) / px;
     } else q = o.qty;
     if (!(q > 0 && q < INF)) return reject(o, 'rejected', `order quantity is not positive: equity is ${book.equity()}`);
     if (o.reduceOnly) {
@@ -133,11 +136,11 @@ export function createBacktestOrders(
       if (cur <= 0) return reject(o, 'rejected', 'SPOT markets cannot be sold short');
       if (q > a) q = a;
     }
-    const refusal = marginRefusal(book.account, p, o.side, q, px, book.equity);
+    const refusal = marginRefusal(book.account, p, o.side, q, px, equity === equity ? equity : book.equity);
     if (refusal !== null) return reject(o, 'rejected', refusal);
     book.fill(s, o.side, q, px, feeRate, t, o.type);
     if ((o.sl === o.sl || o.tp === o.tp || o.trail !== null) && p.qty !== 0 && p.qty > 0 === o.side > 0) book.attachExits(s, o.sl, o.tp, o.trail, o.time, px);
-    orderEvent(o, 'filled', q, px, q * px * feeRate, null);
+    if (emitting) orderEvent(o, 'filled', q, px, q * px * feeRate, null);
   }
 
   /** Everything that happens to symbol s's orders and position from the previous close to this candle's close. */
@@ -155,7 +158,8 @@ export function createBacktestOrders(
         } else j++;
       }
     }
-    if (positions[s]!.qty !== 0) book.checkExits(s, t, o, h, l, true);
+    // The position's exits, only when the candle reaches one of their levels (as the candle loop tests): below them checkExits does nothing.
+    if (open[s] !== 0 && (l <= exBelow[s]! || h >= exAbove[s]!)) book.checkExits(s, t, o, h, l, true);
     list = pending[s]!;
     if (list.length !== 0) {
       for (let j = 0; j < list.length; ) {
