@@ -253,6 +253,10 @@ describe('deployment orders, positions and logs over HTTP', () => {
       60_000,
     );
     expect((await bob.client.deployments.positions({ params: { id: bought.id } })).deploymentId).toBe(bought.id);
+    // The buyer reads the service's lines (orders placed) but never the strategy's own ctx.log lines, as with its source.
+    const boughtLog = await bob.client.deployments.logs({ params: { id: bought.id }, query: { limit: 1000 } });
+    expect(boughtLog.some((l) => l.message.startsWith('Order placed'))).toBe(true);
+    expect(boughtLog.filter((l) => l.message.startsWith('candle'))).toEqual([]);
     await notFound(alice.client.deployments.orders({ params: { id: bought.id } }), bought.id);
     await notFound(alice.client.deployments.positions({ params: { id: bought.id } }), bought.id);
     await notFound(alice.client.deployments.logs({ params: { id: bought.id } }), bought.id);

@@ -168,10 +168,13 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
 
   async function apply(result: LiveCallResult, depth: number): Promise<void> {
     deps.onCompute?.(deployment.userId, result.cpuMs);
-    await log.writeMany(
-      deployment,
-      result.logs.map((l) => ({ level: l.level, message: l.message })),
-    );
+    // A bought strategy's own log lines stay hidden from the buyer, as its source does.
+    if (!hideSource) {
+      await log.writeMany(
+        deployment,
+        result.logs.map((l) => ({ level: l.level, message: l.message })),
+      );
+    }
     for (const intent of result.intents) {
       if (halted) return;
       if (intent.kind === 'place') await placeIntent(intent, depth);

@@ -28,6 +28,8 @@ export type SandboxErrorCode =
 /** A log line written by a strategy with `ctx.log`. `time` is the candle time (ms) when it was written. */
 export interface GuestLogLine {
   time: number;
+  /** `ctx.log` and `console.log` write `info`; `console.debug`, `console.warn` and `console.error` their own. Absent: info. */
+  level?: 'debug' | 'info' | 'warn' | 'error';
   message: string;
 }
 

@@ -14,7 +14,7 @@ export type BacktestTrade = z.infer<typeof Trade>;
 /** A log line of a run, as the API shows deployment logs. `time` is the candle time. */
 export interface BacktestLogLine {
   time: string;
-  level: 'info';
+  level: 'debug' | 'info' | 'warn' | 'error';
   message: string;
 }
 
@@ -82,7 +82,7 @@ export function buildBacktestResult(output: RunOutput, job: WireJob, extra: { wa
     series: { times: equityTimes, equity },
     trades: list,
     metrics: output.metrics,
-    logs: output.logs.map((l) => ({ time: iso(l.time), level: 'info', message: l.message })),
+    logs: output.logs.map((l) => ({ time: iso(l.time), level: l.level ?? 'info', message: l.message })),
     meta: output.meta,
     params: output.params,
     stats: { bars: output.bars, cpuMs: output.cpuMs, wallMs: extra.wallMs, peakRssBytes: extra.peakRssBytes, build: extra.build },
