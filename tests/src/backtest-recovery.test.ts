@@ -11,7 +11,8 @@ describe('a server restart never leaves a backtest stuck in running', () => {
     data.remove();
   });
 
-  it('re-queues the runs a crash interrupted and completes them after the restart', async () => {
+  // Heavy on purpose (a busy half-year run): generous limits for a loaded machine.
+  it('re-queues the runs a crash interrupted and completes them after the restart', { timeout: 300_000 }, async () => {
     server = await startServerProcess(env);
     const user = await createUserWithCli('ops', env);
     let client = createStratboxClient({ baseUrl: server.baseUrl, apiKey: user.apiKey });
@@ -37,7 +38,8 @@ describe('a server restart never leaves a backtest stuck in running', () => {
 
     for (const id of [running.id, queued.id]) {
       let status = '';
-      for (let i = 0; i < 1200 && !['completed', 'failed', 'cancelled'].includes(status); i++) {
+      const deadline = Date.now() + 240_000;
+      while (Date.now() < deadline && !['completed', 'failed', 'cancelled'].includes(status)) {
         status = (await client.backtests.get({ params: { id } })).status;
         if (status !== 'completed') await new Promise((r) => setTimeout(r, 50));
       }
