@@ -92,6 +92,13 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     const f = cfg.funding[s];
     if (f && f.time.length > 0) nextFunding[s] = f.time[0]!;
   }
+  /**
+   * The time from which the candle loop must look at symbol s whatever the prices: -Infinity
+   * while s has pending orders (the orders keep it), else its next funding time. Pending orders
+   * and funding due cost the loop one test per candle together, so the quiet candle of an open
+   * position costs no funding test of its own.
+   */
+  const wakeAt = nextFunding.slice();
   const resolve = createSymbolResolver(names, 'run');
   /* The symbol of the last ctx.position call: most calls name the candle's symbol again. */
   let lastName: unknown = null;
@@ -297,6 +304,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     }
     fundingIndex[s] = k;
     nextFunding[s] = k < f.time.length ? f.time[k]! : INF;
+    if (wakeAt[s] !== NEG_INF) wakeAt[s] = nextFunding[s]!;
   }
 
   function setTrailing(s: number, spec: TrailSpec, best: number, time: number): void {
@@ -353,6 +361,7 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     exBelow,
     exAbove,
     nextFunding,
+    wakeAt,
     equity,
     fill,
     closeAt,

@@ -164,12 +164,12 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
   let logs: LogBuffer;
   let onCandle: (ctx: unknown, candle: StrategyCandle) => void;
   let onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
-  let pendingCount: Float64Array;
   let processBar: BacktestOrders['processBar'];
   let open: Uint8Array;
   let exBelow: Float64Array;
   let exAbove: Float64Array;
   let nextFunding: Float64Array;
+  let wakeAt: Float64Array;
   let lastPrice: Float64Array;
   let queued: OrderEvent[];
   const deliver = (event: OrderEvent) => {
@@ -181,9 +181,9 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
 
   /*
    * One batch of `n` candles in `buf` (see backtest-runtime.ts). For each candle: funding due,
-   * fills and exits (only for a symbol with pending orders, or an open position whose levels the
-   * candle crosses or whose funding is due), the mark at the close, then `onCandle` unless it is
-   * a warm-up candle.
+   * fills and exits (only for a symbol with pending orders or funding due, `book.wakeAt`, or an
+   * open position whose levels the candle crosses; funding due while flat is passed over), the
+   * mark at the close, then `onCandle` unless it is a warm-up candle.
    * Answers flags: 1 trades, 2 logs, 4 account changes.
    */
   function runBatch(buf: ArrayBuffer, n: number): number {
@@ -204,7 +204,7 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
       if (!call) s = -1 - s;
       now = t;
       let held = open[s]!;
-      if (pendingCount[s] !== 0 || (held !== 0 && (Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]! || t >= nextFunding[s]!))) {
+      if (t >= wakeAt[s]! || (held !== 0 && (Lo[i]! <= exBelow[s]! || Hi[i]! >= exAbove[s]!))) {
         readIdx = i;
         if (t >= nextFunding[s]!) book.fund(s, t, Op[i]!);
         processBar(s, t, Op[i]!, Hi[i]!, Lo[i]!);
@@ -254,8 +254,8 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
       onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
     }): void {
       ({ book, events, logs, onCandle, onOrder } = run);
-      ({ pendingCount, processBar } = run.orders);
-      ({ open, exBelow, exAbove, nextFunding, lastPrice } = book);
+      processBar = run.orders.processBar;
+      ({ open, exBelow, exAbove, nextFunding, wakeAt, lastPrice } = book);
       queued = events.list;
     },
   };

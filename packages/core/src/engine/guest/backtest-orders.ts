@@ -2,7 +2,7 @@ import { EXIT_REASONS, LIMIT, MARKET, MAX_OPEN_ORDERS } from '../model/codes.js'
 import { limitFillPrice, marketFillPrice, stopFillPrice } from '../model/fill-prices.js';
 import { marginRefusal } from '../model/position.js';
 import type { BacktestAccount } from './backtest-account.js';
-import { abs, freeze, INF, NAN } from './intrinsics.js';
+import { abs, freeze, INF, NAN, NEG_INF } from './intrinsics.js';
 import type { OrderArgs, TrailSpec } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
 
@@ -54,11 +54,18 @@ export function createBacktestOrders(
   const nSym = cfg.symbols.length;
   const names = cfg.symbols;
   const { allowShort, leverage: lev, slippage: slip, maker, taker } = cfg;
-  const { positions, trailBest, open, exBelow, exAbove } = book;
+  const { positions, trailBest, open, exBelow, exAbove, wakeAt, nextFunding } = book;
   const pending: PendingOrder[][] = [];
   for (let s = 0; s < nSym; s++) pending.push([]);
-  /** Pending orders per symbol, read by the candle loop to skip symbols with nothing to fill. */
+  /** Pending orders per symbol; while there are any, the candle loop wakes for the symbol on every candle (`book.wakeAt`). */
   const pendingCount = new Float64Array(nSym);
+
+  /** Counts an order of symbol s out (`n` = -1) or in (1), keeping `book.wakeAt[s]`. */
+  function countPending(s: number, n: number): void {
+    pendingTotal += n;
+    pendingCount[s]! += n;
+    wakeAt[s] = pendingCount[s] !== 0 ? NEG_INF : nextFunding[s]!;
+  }
   let pendingTotal = 0;
   let orderSeq = 0;
   const freeOrders: PendingOrder[] = [];
@@ -91,8 +98,7 @@ export function createBacktestOrders(
     o.tag = a.tag;
     o.time = now();
     pending[s]!.push(o);
-    pendingTotal++;
-    pendingCount[s]!++;
+    countPending(s, 1);
     return o.id;
   }
 
@@ -102,8 +108,7 @@ export function createBacktestOrders(
     const last = list.length - 1;
     for (let k = j; k < last; k++) list[k] = list[k + 1]!;
     list.pop();
-    pendingTotal--;
-    pendingCount[s]!--;
+    countPending(s, -1);
     return o;
   }
 
@@ -214,7 +219,6 @@ export function createBacktestOrders(
   };
 
   return {
-    pendingCount,
     processBar,
     /** `ctx.buy` / `ctx.sell` with checked options, copied at once: the caller may reuse `args`. */
     place(s: number, side: number, args: OrderArgs): string {
@@ -252,8 +256,7 @@ export function createBacktestOrders(
         const list = pending[s]!;
         while (list.length) {
           const o = list.pop()!;
-          pendingTotal--;
-          pendingCount[s]!--;
+          countPending(s, -1);
           n++;
           reject(o, 'cancelled', 'cancelled by the strategy');
           freeOrders.push(o);
@@ -277,6 +280,7 @@ export function createBacktestOrders(
         pendingTotal -= pending[s]!.length;
         pending[s]!.length = 0;
         pendingCount[s] = 0;
+        wakeAt[s] = nextFunding[s]!;
       }
     },
   };
