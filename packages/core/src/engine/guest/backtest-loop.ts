@@ -29,16 +29,21 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
   const nSym = symbols.length;
   const resolve = createSymbolResolver(symbols, 'run');
   let readIdx = 0;
-  const smaM: Array<Int16Array | null> = [];
-  const emaM: Array<Int16Array | null> = [];
-  const rsiM: Array<Int16Array | null> = [];
-  const atrM: Array<Int16Array | null> = [];
+  /**
+   * The period map of a symbol with no series of a kind yet: all zeros (no series), never
+   * written, so an indicator call looks its period up with no test for a missing map.
+   */
+  const NO_PERIODS = new Int16Array(FAST_PERIODS);
+  const smaM: Int16Array[] = [];
+  const emaM: Int16Array[] = [];
+  const rsiM: Int16Array[] = [];
+  const atrM: Int16Array[] = [];
   const bbM: Array<Record<string, number>> = [];
   for (let s = 0; s < nSym; s++) {
-    smaM.push(null);
-    emaM.push(null);
-    rsiM.push(null);
-    atrM.push(null);
+    smaM.push(NO_PERIODS);
+    emaM.push(NO_PERIODS);
+    rsiM.push(NO_PERIODS);
+    atrM.push(NO_PERIODS);
     bbM.push(Object.create(null));
   }
   let IND = new F64(0);
@@ -50,10 +55,10 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
   /* The symbol of the last ctx call, and its period maps: most calls name the candle's symbol again. */
   let lastSymName: unknown = null;
   let lastSymIdx = -1;
-  let curSma: Int16Array | null = null;
-  let curEma: Int16Array | null = null;
-  let curRsi: Int16Array | null = null;
-  let curAtr: Int16Array | null = null;
+  let curSma: Int16Array = NO_PERIODS;
+  let curEma: Int16Array = NO_PERIODS;
+  let curRsi: Int16Array = NO_PERIODS;
+  let curAtr: Int16Array = NO_PERIODS;
 
   function symIdx(symbol: unknown): number {
     if (symbol === lastSymName) return lastSymIdx;
@@ -85,9 +90,9 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
     map[key] = id;
     return id;
   }
-  function periodMap(maps: Array<Int16Array | null>, s: number): Int16Array {
+  function periodMap(maps: Int16Array[], s: number): Int16Array {
     let m = maps[s]!;
-    if (m === null) {
+    if (m === NO_PERIODS) {
       m = maps[s] = new Int16Array(FAST_PERIODS);
       curSma = smaM[lastSymIdx]!;
       curEma = emaM[lastSymIdx]!;
@@ -96,9 +101,9 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
     }
     return m;
   }
-  function slowId(maps: Array<Int16Array | null>, kind: number, period: unknown): number {
+  function slowId(maps: Int16Array[], kind: number, period: unknown): number {
     let m = maps[lastSymIdx]!;
-    if (m === null) m = periodMap(maps, lastSymIdx);
+    if (m === NO_PERIODS) m = periodMap(maps, lastSymIdx);
     if (typeof period === 'number' && Number.isInteger(period) && period >= 1 && period < FAST_PERIODS) {
       const found = m[period]!;
       if (found > 0) return found - 1;
@@ -114,27 +119,27 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
   const indicators = freeze({
     sma(symbol: string, period: number): number {
       if (symbol !== lastSymName) symIdx(symbol);
-      let id = curSma !== null ? curSma[period]! - 1 : -1;
+      let id = curSma[period]! - 1;
       if (!(id >= 0)) id = slowId(smaM, 0, period);
       return IND[id * stride + readIdx]!;
     },
     ema(symbol: string, period: number): number {
       if (symbol !== lastSymName) symIdx(symbol);
-      let id = curEma !== null ? curEma[period]! - 1 : -1;
+      let id = curEma[period]! - 1;
       if (!(id >= 0)) id = slowId(emaM, 1, period);
       return IND[id * stride + readIdx]!;
     },
     rsi(symbol: string, period?: number): number {
       const p = period === undefined ? 14 : period;
       if (symbol !== lastSymName) symIdx(symbol);
-      let id = curRsi !== null ? curRsi[p]! - 1 : -1;
+      let id = curRsi[p]! - 1;
       if (!(id >= 0)) id = slowId(rsiM, 2, p);
       return IND[id * stride + readIdx]!;
     },
     atr(symbol: string, period?: number): number {
       const p = period === undefined ? 14 : period;
       if (symbol !== lastSymName) symIdx(symbol);
-      let id = curAtr !== null ? curAtr[p]! - 1 : -1;
+      let id = curAtr[p]! - 1;
       if (!(id >= 0)) id = slowId(atrM, 3, p);
       return IND[id * stride + readIdx]!;
     },
