@@ -7,15 +7,20 @@
  * difference that bench/engine.bench.ts shows end to end.
  *
  *   cd bench && node --no-liftoff --conditions=@stratbox/source --import tsx guest-loop.bench.ts
- *   (BARS=n, ROUNDS=n, BATCH=n; STRATEGY=sma, the reference, or orders, a trade every 2 bars)
+ *   (BARS=n, ROUNDS=n, BATCH=n; STRATEGY=sma, the reference, or orders, a trade every 2 bars, and
+ *   others below; AGAINST=<commit>: this engine at that commit instead of the previous engine)
  *
  * The two runs are open at once and take turns batch by batch, so both see the same load on a
  * noisy machine; --no-liftoff compiles QuickJS's WASM optimized from the start, so no run pays
  * for V8's tier-up. Figures: per round, and the median of the paired ratios.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+import { bundleGuestScript } from '../packages/core/src/engine/guest-bundle.js';
 import { guestScript } from '../packages/core/src/engine/guest-script.js';
 import { newQuickJSInstance } from '../packages/core/src/sandbox/quickjs-variants.js';
 import { previousEngineDir } from './previous-engine.js';
@@ -24,6 +29,8 @@ const BARS = Number(process.env.BARS ?? 1_000_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const BATCH = Number(process.env.BATCH ?? 4096);
 const WARMUP = 50;
+/** A commit to compare with instead of the previous engine (this engine before a change). */
+const AGAINST = process.env.AGAINST;
 
 const STRATEGIES: Record<string, string> = {
   sma: `export function onCandle(ctx, candle) {
@@ -46,6 +53,15 @@ const STRATEGIES: Record<string, string> = {
 }`,
   view: `export function onCandle(ctx, candle) {
   if (!ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+}`,
+  noview: `let k = 0;
+let held = false;
+export function onCandle(ctx, candle) {
+  if (k++ % 2 === 0) {
+    if (!held) ctx.buy(candle.symbol, { size: 0.1 });
+    else ctx.close(candle.symbol);
+    held = !held;
+  }
 }`,
   orders: `let k = 0;
 export function onCandle(ctx, candle) {
@@ -240,13 +256,33 @@ const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1
 async function main() {
   const candles = syntheticCloses(BARS);
   const smas = new Map([10, 50].map((p) => [p, smaSeries(candles.close, p)]));
-  const previousDir = await previousEngineDir();
-  const { GUEST_RUNTIME_SOURCE } = (await import(pathToFileURL(join(previousDir, 'packages/core/src/sandbox/guest-runtime.ts')).href)) as {
-    GUEST_RUNTIME_SOURCE: string;
-  };
-  const script = await guestScript('backtest-runtime');
-  const engines: Engine[] = [
-    {
+  const moduleEngine = (name: string, script: string): Engine => ({
+    name,
+    load(vm, bootJson) {
+      const ns = unwrap(vm, vm.evalCode(script, 'stratbox-runtime.js', { type: 'module' }));
+      const factory = vm.getProp(ns, 'createRuntime');
+      ns.dispose();
+      const bootH = vm.newString(bootJson);
+      const api = unwrap(vm, vm.callFunction(factory, vm.undefined, bootH));
+      bootH.dispose();
+      factory.dispose();
+      return api;
+    },
+  });
+  const engines: Engine[] = [];
+  if (AGAINST) {
+    // This engine at another commit (its engine/ sources bundled by today's guest-bundle.ts), to measure one change.
+    const dir = join(tmpdir(), `stratbox-guest-${AGAINST}`);
+    mkdirSync(dir, { recursive: true });
+    const archive = execFileSync('git', ['-C', join(import.meta.dirname, '..'), 'archive', AGAINST, 'packages/core/src/engine'], { maxBuffer: 64 * 1024 ** 2 });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    engines.push(moduleEngine(AGAINST, bundleGuestScript(join(dir, 'packages/core/src/engine/guest/backtest-runtime.ts'))));
+  } else {
+    const previousDir = await previousEngineDir();
+    const { GUEST_RUNTIME_SOURCE } = (await import(pathToFileURL(join(previousDir, 'packages/core/src/sandbox/guest-runtime.ts')).href)) as {
+      GUEST_RUNTIME_SOURCE: string;
+    };
+    engines.push({
       name: 'previous',
       load(vm, bootJson) {
         const factory = unwrap(vm, vm.evalCode(GUEST_RUNTIME_SOURCE, 'stratbox-runtime.js'));
@@ -256,21 +292,9 @@ async function main() {
         factory.dispose();
         return api;
       },
-    },
-    {
-      name: 'this',
-      load(vm, bootJson) {
-        const ns = unwrap(vm, vm.evalCode(script, 'stratbox-runtime.js', { type: 'module' }));
-        const factory = vm.getProp(ns, 'createRuntime');
-        ns.dispose();
-        const bootH = vm.newString(bootJson);
-        const api = unwrap(vm, vm.callFunction(factory, vm.undefined, bootH));
-        bootH.dispose();
-        factory.dispose();
-        return api;
-      },
-    },
-  ];
+    });
+  }
+  engines.push(moduleEngine('this', await guestScript('backtest-runtime')));
   console.log(`guest loop only: ${BARS} candles, batches of ${BATCH}, strategy ${process.env.STRATEGY ?? 'sma'}, ${ROUNDS} alternating rounds`);
   const times: number[][] = engines.map(() => []);
   const ratios: number[] = [];
@@ -287,11 +311,11 @@ async function main() {
     out.forEach((res, k) => times[k]!.push(res.cpuMs));
     ratios.push(out[0]!.cpuMs / out[1]!.cpuMs);
     console.log(
-      `round ${r + 1}: ${engines.map((e, k) => `${e.name} ${out[k]!.cpuMs.toFixed(0)} ms (cash ${out[k]!.cash.toFixed(6)})`).join(', ')}, this/previous speed ${ratios[r]!.toFixed(3)}x`,
+      `round ${r + 1}: ${engines.map((e, k) => `${e.name} ${out[k]!.cpuMs.toFixed(0)} ms (cash ${out[k]!.cash.toFixed(6)})`).join(', ')}, this/other speed ${ratios[r]!.toFixed(3)}x`,
     );
   }
   console.log(
-    `medians: ${engines.map((e, k) => `${e.name} ${median(times[k]!).toFixed(0)} ms`).join(', ')}; this engine / previous: ${(median(times[0]!) / median(times[1]!)).toFixed(3)}x (median of paired ratios ${median(ratios).toFixed(3)}x)`,
+    `medians: ${engines.map((e, k) => `${e.name} ${median(times[k]!).toFixed(0)} ms`).join(', ')}; this engine / other: ${(median(times[0]!) / median(times[1]!)).toFixed(3)}x (median of paired ratios ${median(ratios).toFixed(3)}x)`,
   );
 }
 
