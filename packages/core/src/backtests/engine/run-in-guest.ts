@@ -1,6 +1,10 @@
 import { isStratboxError } from '../../errors/stratbox-error.js';
-import { createIndicator, type StreamingIndicator } from '../../indicators/create-indicator.js';
-import { indicatorSpecProblem, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
+import { INDICATOR_DEFS, INDICATOR_KINDS, indicatorSpecProblem } from '../../indicators/indicator-kinds.js';
+import { buildHistorySeed } from '../../engine/history-seed.js';
+import { createHostIndicator, type HostIndicator } from '../../engine/host-indicator.js';
+import { MAX_HISTORY } from '../../engine/guest/candle-history.js';
+import { runTimeframes } from '../../engine/run-timeframes.js';
+import { TIMEFRAME_MS, type TimeframeName } from '../../ports/market-data.js';
 import { STATE_FIELDS, TRADE_FIELDS } from '../../engine/model/codes.js';
 import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
 import { type SourceLocator, createSourceLocator, withSourceLocation } from '../../sandbox/source-map.js';
@@ -104,16 +108,17 @@ function mergeOrder(job: WireJob) {
   return { sym, pos, total };
 }
 
-interface HostIndicator {
-  s: number;
-  outputs: number;
-  state: StreamingIndicator;
-  last: Float64Array;
+/** The smallest step between two candles of a symbol, when it is a supported timeframe. */
+function inferTimeframe(job: WireJob): TimeframeName | null {
+  let step = Infinity;
+  for (const c of job.candles) for (let i = 1; i < c.time.length; i++) step = Math.min(step, c.time[i]! - c.time[i - 1]!);
+  const found = Object.entries(TIMEFRAME_MS).find(([, ms]) => ms === step);
+  return found ? (found[0] as TimeframeName) : null;
 }
 
 function logsFrom(json: string, into: GuestLogLine[]) {
-  const lines = JSON.parse(json) as Array<[number, string, string]>;
-  for (const [time, , message] of lines) into.push({ time, message });
+  const lines = JSON.parse(json) as Array<[number, NonNullable<GuestLogLine['level']>, string]>;
+  for (const [time, level, message] of lines) into.push({ time, level, message });
 }
 
 /**
@@ -151,58 +156,66 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const nextPos = job.history.slice();
     let batchStart = 0;
     let batchLen = 0;
-    const scratch = new Float64Array(3);
 
     const fillBlock = (ind: HostIndicator, dst: Float64Array, base: number, start: number, n: number) => {
-      const { high, low, close, volume, time } = job.candles[ind.s]!;
-      const { state, s } = ind;
-      if (ind.outputs === 1) {
-        let last = ind.last[0]!;
-        dst[base] = last;
-        for (let i = 0; i < n; i++) {
-          if (sym[start + i] === s) {
-            const p = pos[start + i]!;
-            state.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, scratch);
-            last = scratch[0]!;
-          }
-          dst[base + 1 + i] = last;
-        }
-        ind.last[0] = last;
-        return;
-      }
-      for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1)] = ind.last[o]!;
+      const { time, open, high, low, close, volume } = job.candles[ind.s]!;
+      const { s, last, outputs } = ind;
+      const stride = n + 1;
+      for (let o = 0; o < outputs; o++) dst[base + o * stride] = last[o]!;
       for (let i = 0; i < n; i++) {
         if (sym[start + i] === s) {
           const p = pos[start + i]!;
-          state.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, scratch);
-          for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
+          ind.feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
         }
-        for (let o = 0; o < ind.outputs; o++) dst[base + o * (n + 1) + 1 + i] = ind.last[o]!;
+        for (let o = 0; o < outputs; o++) dst[base + o * stride + 1 + i] = last[o]!;
       }
     };
 
-    const register = vm.newFunction('register', (kindH, sH, periodH, multH) => {
+    const declared = meta.timeframes as TimeframeName[] | undefined;
+    const baseName = job.timeframe ?? (meta.timeframe as TimeframeName | undefined) ?? inferTimeframe(job);
+    if (declared?.length && baseName === null) {
+      throw new SandboxError('INVALID_JOB', "meta.timeframes needs the candles' timeframe: give the job a timeframe");
+    }
+    const timeframes = runTimeframes(baseName ?? '1h', declared);
+    if ('problem' in timeframes) throw new SandboxError('INVALID_STRATEGY', timeframes.problem);
+    const baseMs = timeframes[0]!.ms;
+    /** How many candles of symbol `s` the guest has closed when it is at index `at` of the current batch. */
+    const closedCount = (s: number, at: number) => {
+      let count = nextPos[s]!;
+      for (let i = 0; i < at && i < batchLen; i++) if (sym[batchStart + i] === s) count++;
+      return count;
+    };
+    const knownSymbol = (s: number) => Number.isInteger(s) && s >= 0 && s < nSym;
+    const knownTimeframe = (tf: number) => Number.isInteger(tf) && tf >= 0 && tf < timeframes.length;
+
+    const register = vm.newFunction('register', (kindH, sH, tfH, a0H, a1H, a2H) => {
       const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
       const s = vm.getNumber(sH);
-      const period = vm.getNumber(periodH);
-      const spec = { kind: kind!, args: kind === 'bollinger' ? [period, vm.getNumber(multH)] : [period] };
-      const problem = kind === undefined || !(s >= 0 && s < nSym) ? 'unknown indicator' : indicatorSpecProblem(spec);
+      const tf = vm.getNumber(tfH);
+      if (kind === undefined || !knownSymbol(s) || !knownTimeframe(tf)) throw new TypeError('unknown indicator');
+      const spec = { kind, args: [vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H)].slice(0, INDICATOR_DEFS[kind].params.length) };
+      const problem = indicatorSpecProblem(spec);
       if (problem) throw new TypeError(problem);
-      const state = createIndicator(spec);
-      const ind: HostIndicator = { s, outputs: state.outputs, state, last: new Float64Array(state.outputs).fill(NaN) };
-      const { high, low, close, volume, time } = job.candles[s]!;
-      for (let p = 0; p < nextPos[s]!; p++) {
-        state.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, scratch);
-        for (let o = 0; o < ind.outputs; o++) ind.last[o] = scratch[o]!;
-      }
+      const ind = createHostIndicator(spec, s, timeframes[tf]!.ms, baseMs);
+      const { time, open, high, low, close, volume } = job.candles[s]!;
+      for (let p = 0; p < nextPos[s]!; p++) ind.feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
       const block = new Float64Array(ind.outputs * (batchLen + 1));
       fillBlock(ind, block, 0, batchStart, batchLen);
       indicators.push(ind);
       return vm.newArrayBuffer(block.buffer);
     });
+    /* The guest asks once per symbol and timeframe, at batch index `at` (the candle it reads as of). */
+    const hostHistory = vm.newFunction('hostHistory', (sH, tfH, atH) => {
+      const s = vm.getNumber(sH);
+      const tf = vm.getNumber(tfH);
+      if (!knownSymbol(s) || !knownTimeframe(tf)) throw new TypeError('unknown history');
+      const seed = buildHistorySeed(job.candles[s]!, closedCount(s, vm.getNumber(atH)), timeframes[tf]!.ms, baseMs, MAX_HISTORY);
+      return vm.newArrayBuffer(seed.buffer as ArrayBuffer);
+    });
 
     const runCfg = {
       symbols: job.symbols,
+      timeframes,
       params,
       warmup: meta.warmup ?? 0,
       initialCapital: job.initialCapital,
@@ -219,7 +232,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       funding: job.funding.map((f) => (f === null ? null : { time: Array.from(f.time), rate: Array.from(f.rate) })),
     };
     const cfgHandle = vm.newString(JSON.stringify(runCfg));
-    session.call('start', ns, register, cfgHandle).dispose();
+    session.call('start', ns, register, hostHistory, cfgHandle).dispose();
     cfgHandle.dispose();
     ns.dispose();
 
@@ -369,6 +382,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     register.dispose();
+    hostHistory.dispose();
 
     const finalHandle = session.call('finish');
     if (vm.typeof(finalHandle) !== 'object') {

@@ -11,7 +11,7 @@ export function createBacktestCtx(parts: {
   params: unknown;
   book: BacktestAccount;
   orders: ReturnType<typeof createBacktestOrders>;
-  loop: Pick<ReturnType<typeof createBacktestLoop>, 'indicators' | 'symIdx'>;
+  loop: Pick<ReturnType<typeof createBacktestLoop>, 'indicators' | 'history' | 'symIdx'>;
   log: (...args: unknown[]) => void;
   random: () => number;
   now: () => number;
@@ -25,6 +25,7 @@ export function createBacktestCtx(parts: {
     params: deepFreeze(parts.params),
     symbols: freeze(parts.symbols.slice()),
     indicators: loop.indicators,
+    history: loop.history,
     now: parts.now,
     equity: book.equity,
     cash: () => book.account.cash,

@@ -144,7 +144,7 @@ describe('indicators', () => {
       type('sma period must be an integer from 1 to 100000, got 2.5'),
       type('ema period must be an integer from 1 to 100000, got 100001'),
       type('rsi period must be an integer from 1 to 100000, got -3'),
-      type('atr period must be an integer from 1 to 100000, got 7'),
+      type('atr period must be an integer from 1 to 100000, got "7"'),
       type('bollinger multiplier must be a number in (0, 100], got 0'),
       type('bollinger multiplier must be a number in (0, 100], got 101'),
       type('bollinger period must be an integer from 1 to 100000, got 0'),
@@ -435,7 +435,7 @@ describe('ctx', () => {
   it('a strategy without onCandle, or with an onOrder that is not a function, is refused', () => {
     const cfg = configFor(bars([flat(100)]));
     const env = { logs: createLogBuffer({ maxLines: 1, maxBytes: 1, scope: '', now: () => 0 }), random: () => 0, startTime: 0 };
-    const none = () => new ArrayBuffer(0);
+    const none = { register: () => new ArrayBuffer(0), history: () => new ArrayBuffer(0) };
     expect(thrown(() => createBacktestRun(cfg, {}, none, env))).toEqual({
       name: 'TypeError',
       message: 'The strategy must export a function onCandle(ctx, candle)',
@@ -448,11 +448,16 @@ describe('ctx', () => {
 
   it('the run clock starts at the start time and answers the candle being processed', () => {
     const cfg = configFor(bars([flat(100)]));
-    const run = createBacktestRun(cfg, { onCandle() {} }, () => new ArrayBuffer(0), {
-      logs: createLogBuffer({ maxLines: 1, maxBytes: 1, scope: '', now: () => 0 }),
-      random: () => 0,
-      startTime: 42,
-    });
+    const run = createBacktestRun(
+      cfg,
+      { onCandle() {} },
+      { register: () => new ArrayBuffer(0), history: () => new ArrayBuffer(0) },
+      {
+        logs: createLogBuffer({ maxLines: 1, maxBytes: 1, scope: '', now: () => 0 }),
+        random: () => 0,
+        startTime: 42,
+      },
+    );
     expect(run.now()).toBe(42);
   });
 });

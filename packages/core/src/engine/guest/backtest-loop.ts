@@ -1,64 +1,86 @@
 import type { StrategyCandle } from './strategy-module.js';
 import type { BacktestAccount } from './backtest-account.js';
 import type { BacktestOrders } from './backtest-orders.js';
-import { fmt } from './format.js';
-import { F64, freeze } from './intrinsics.js';
+import { INDICATOR_DEFS, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
+import { createCandleHistory } from './candle-history.js';
+import { createIndicatorApi, type IndicatorCall, parseIndicatorCall } from './indicator-api.js';
+import { F64 } from './intrinsics.js';
 import type { LogBuffer } from './log-buffer.js';
 import type { OrderEvent, OrderEventQueue } from './order-events.js';
 import { createSymbolResolver } from './symbols.js';
 
-/** Indicator kinds, by the code the guest passes to the host. */
-export const GUEST_INDICATOR_KINDS = ['sma', 'ema', 'rsi', 'atr', 'bollinger'] as const;
+/**
+ * Asks the host to compute an indicator series (kind code of `INDICATOR_KINDS`, symbol index,
+ * timeframe index, arguments in `INDICATOR_DEFS` order, NaN past the kind's count); answers its
+ * values for the current batch (`outputs x (n + 1)` numbers).
+ */
+export type HostRegister = (kind: number, symbol: number, timeframe: number, a0: number, a1: number, a2: number) => ArrayBuffer;
 
-/** Asks the host to compute an indicator series; answers its values for the current batch (`outputs x (n + 1)` numbers). */
-export type HostRegister = (kind: number, symbol: number, period: number, multiplier: number) => ArrayBuffer;
+/** Asks the host for what a symbol has closed at a timeframe, as of batch index `at` (engine/history-seed.ts). */
+export type BacktestHostHistory = (symbol: number, timeframe: number, at: number) => ArrayBuffer;
 
 /** Periods below this are looked up in a per-symbol array instead of a keyed map. */
 const FAST_PERIODS = 4096;
 
 /**
- * The candle loop of a backtest, and `ctx.indicators`, which read the same batch: the host
- * computes every registered indicator series for each batch of candles, and the guest reads a
- * value by index, so an indicator call is an array read at the candle the loop points at
- * (`readIdx`: the candle just closed, or the one being filled). They share one closure because
- * the loop moves `readIdx` on every candle.
+ * The candle loop of a backtest, and `ctx.indicators` and `ctx.history`, which read the same
+ * batch: the host computes every registered indicator series for each batch of candles, and the
+ * guest reads a value by index, so an indicator call is an array read at the candle the loop
+ * points at (`readIdx`: the candle just closed, or the one being filled). They share one closure
+ * because the loop moves `readIdx` on every candle. The loop appends each closed candle of a
+ * symbol the strategy reads the history of (candle-history.ts) before `onCandle`.
  * The loop keeps the run's clock (`now`), which the account and the orders read: create the
  * loop, then the parts with `loop.now`, then `attach` them before the first batch.
  */
-export function createBacktestLoop(symbols: string[], hostRegister: HostRegister, maxIndicators: number, startTime: number) {
+export function createBacktestLoop(
+  symbols: string[],
+  host: { register: HostRegister; history: BacktestHostHistory },
+  maxIndicators: number,
+  startTime: number,
+  timeframes: ReadonlyArray<{ name: string; ms: number }>,
+) {
+  const hostRegister = host.register;
   const nSym = symbols.length;
   const resolve = createSymbolResolver(symbols, 'run');
   let readIdx = 0;
-  /**
-   * The period map of a symbol with no series of a kind yet: all zeros (no series), never
-   * written, so an indicator call looks its period up with no test for a missing map.
+  const history = createCandleHistory(
+    symbols,
+    timeframes,
+    (symbol) => symIdx(symbol),
+    (s, tf) => host.history(s, tf, readIdx),
+  );
+  const timeframeIndex = history.timeframeIndex;
+  const histOn = history.on;
+  /*
+   * Series ids of the one-period kinds (sma, ema, rsi, atr: codes 0 to 3) by period, per symbol
+   * and timeframe (`tf * nSym + s`), stored as id + 1; other calls go through `keyed`.
    */
-  const NO_PERIODS = new Int16Array(FAST_PERIODS);
-  const smaM: Int16Array[] = [];
-  const emaM: Int16Array[] = [];
-  const rsiM: Int16Array[] = [];
-  const atrM: Int16Array[] = [];
-  const bbM: Array<Record<string, number>> = [];
-  for (let s = 0; s < nSym; s++) {
-    smaM.push(NO_PERIODS);
-    emaM.push(NO_PERIODS);
-    rsiM.push(NO_PERIODS);
-    atrM.push(NO_PERIODS);
-    bbM.push(Object.create(null));
+  const nFast = nSym * timeframes.length;
+  const smaM: Array<Int16Array | null> = [];
+  const emaM: Array<Int16Array | null> = [];
+  const rsiM: Array<Int16Array | null> = [];
+  const atrM: Array<Int16Array | null> = [];
+  for (let k = 0; k < nFast; k++) {
+    smaM.push(null);
+    emaM.push(null);
+    rsiM.push(null);
+    atrM.push(null);
   }
+  const fastMaps = [smaM, emaM, rsiM, atrM];
   let IND = new F64(0);
   let stride = 1;
   let indCount = 0;
+  /** Batches run so far: with `readIdx`, names the point of the run a value is read at. */
   let batchNo = 0;
-  const bbCache: Array<{ b: number; i: number; v: { upper: number; middle: number; lower: number } }> = [];
-  const slowMaps: Record<string, number> = Object.create(null);
+  /** Series ids of every other call, by kind, symbol, timeframe and arguments. */
+  const keyed: Record<string, number> = Object.create(null);
   /* The symbol of the last ctx call, and its period maps: most calls name the candle's symbol again. */
   let lastSymName: unknown = null;
   let lastSymIdx = -1;
-  let curSma: Int16Array = NO_PERIODS;
-  let curEma: Int16Array = NO_PERIODS;
-  let curRsi: Int16Array = NO_PERIODS;
-  let curAtr: Int16Array = NO_PERIODS;
+  let curSma: Int16Array | null = null;
+  let curEma: Int16Array | null = null;
+  let curRsi: Int16Array | null = null;
+  let curAtr: Int16Array | null = null;
 
   function symIdx(symbol: unknown): number {
     if (symbol === lastSymName) return lastSymIdx;
@@ -72,93 +94,113 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
     return i;
   }
 
-  function register(map: Record<string, number>, key: string, kind: number, s: number, period: unknown, mult: unknown): number {
-    if (typeof period !== 'number' || !Number.isInteger(period) || period < 1 || period > 100000) {
-      throw new TypeError(`${GUEST_INDICATOR_KINDS[kind]} period must be an integer from 1 to 100000, got ${fmt(period)}`);
-    }
-    if (kind === 4 && !(typeof mult === 'number' && mult > 0 && mult <= 100))
-      throw new TypeError(`bollinger multiplier must be a number in (0, 100], got ${fmt(mult)}`);
-    const k = kind === 4 ? 3 : 1;
+  /** Registers a series with the host (its values for the current batch come back) and answers its id. Arguments are checked. */
+  function register(code: number, s: number, tf: number, args: readonly number[]): number {
+    const k = INDICATOR_DEFS[INDICATOR_KINDS[code]!].outputs.length;
     if (indCount + k > maxIndicators) throw new RangeError(`A strategy can use at most ${maxIndicators} indicator series`);
-    const block = new F64(hostRegister(kind, s, period, mult as number));
+    const block = new F64(hostRegister(code, s, tf, args.length > 0 ? args[0]! : NaN, args.length > 1 ? args[1]! : NaN, args.length > 2 ? args[2]! : NaN));
     const id = indCount;
     const grown = new F64((indCount + k) * stride);
     grown.set(IND.subarray(0, indCount * stride));
     grown.set(block, indCount * stride);
     IND = grown;
     indCount += k;
-    map[key] = id;
     return id;
   }
-  function periodMap(maps: Int16Array[], s: number): Int16Array {
-    let m = maps[s]!;
-    if (m === NO_PERIODS) {
-      m = maps[s] = new Int16Array(FAST_PERIODS);
-      curSma = smaM[lastSymIdx]!;
-      curEma = emaM[lastSymIdx]!;
-      curRsi = rsiM[lastSymIdx]!;
-      curAtr = atrM[lastSymIdx]!;
-    }
-    return m;
-  }
-  function slowId(maps: Int16Array[], kind: number, period: unknown): number {
-    let m = maps[lastSymIdx]!;
-    if (m === NO_PERIODS) m = periodMap(maps, lastSymIdx);
-    if (typeof period === 'number' && Number.isInteger(period) && period >= 1 && period < FAST_PERIODS) {
+
+  const call: IndicatorCall = { args: [], tf: 0 };
+  const one: unknown[] = [undefined];
+  /** Id of a one-period kind's series: from the period maps, else checked and registered. */
+  function periodId(code: number, s: number, tf: number, period: unknown): number {
+    const at = tf * nSym + s;
+    const maps = fastMaps[code]!;
+    if (typeof period === 'number' && period >= 1 && period < FAST_PERIODS && period === Math.floor(period)) {
+      let m = maps[at]!;
+      if (m === null) {
+        m = maps[at] = new Int16Array(FAST_PERIODS);
+        if (s === lastSymIdx && tf === 0) {
+          curSma = smaM[s]!;
+          curEma = emaM[s]!;
+          curRsi = rsiM[s]!;
+          curAtr = atrM[s]!;
+        }
+      }
       const found = m[period]!;
       if (found > 0) return found - 1;
-      const id = register(slowMaps, `${GUEST_INDICATOR_KINDS[kind]}${lastSymIdx}/${period}`, kind, lastSymIdx, period, 0);
+      one[0] = period;
+      const id = register(code, s, tf, parseIndicatorCall(INDICATOR_KINDS[code]!, one, timeframeIndex, call).args);
       m[period] = id + 1;
       return id;
     }
-    const key = `${GUEST_INDICATOR_KINDS[kind]}${lastSymIdx}/${period}`;
-    const known = slowMaps[key];
-    return known !== undefined ? known : register(slowMaps, key, kind, lastSymIdx, period, 0);
+    one[0] = period;
+    return keyedId(code, s, tf, parseIndicatorCall(INDICATOR_KINDS[code]!, one, timeframeIndex, call).args);
+  }
+  function keyedId(code: number, s: number, tf: number, args: readonly number[]): number {
+    let key = `${code}/${s}/${tf}`;
+    for (let i = 0; i < args.length; i++) key += `/${args[i]}`;
+    const known = keyed[key];
+    if (known !== undefined) return known;
+    const id = register(code, s, tf, args);
+    keyed[key] = id;
+    return id;
+  }
+  /** `(symbol, period?, options?)` of a one-period kind with options, or a period left out. */
+  function periodCall(code: number, symbol: unknown, period: unknown, options: unknown): number {
+    const s = symIdx(symbol);
+    let p = period;
+    let tf = 0;
+    if (p !== null && typeof p === 'object') {
+      tf = timeframeIndex(p);
+      p = undefined;
+    } else if (options !== undefined) tf = timeframeIndex(options);
+    if (p === undefined) p = INDICATOR_DEFS[INDICATOR_KINDS[code]!].params[0]!.default;
+    // The id first: registering replaces IND.
+    const id = periodId(code, s, tf, p);
+    return IND[id * stride + readIdx]!;
   }
 
-  const indicators = freeze({
-    sma(symbol: string, period: number): number {
-      if (symbol !== lastSymName) symIdx(symbol);
-      let id = curSma[period]! - 1;
-      if (!(id >= 0)) id = slowId(smaM, 0, period);
-      return IND[id * stride + readIdx]!;
+  const indicators = createIndicatorApi(
+    (code, symbol, c, values) => {
+      const id = keyedId(code, symIdx(symbol), c.tf, c.args);
+      const n = INDICATOR_DEFS[INDICATOR_KINDS[code]!].outputs.length;
+      for (let o = 0; o < n; o++) values[o] = IND[(id + o) * stride + readIdx]!;
+      return id;
     },
-    ema(symbol: string, period: number): number {
-      if (symbol !== lastSymName) symIdx(symbol);
-      let id = curEma[period]! - 1;
-      if (!(id >= 0)) id = slowId(emaM, 1, period);
-      return IND[id * stride + readIdx]!;
+    timeframeIndex,
+    {
+      sma(symbol: string, period: number, options?: unknown): number {
+        if (options !== undefined) return periodCall(0, symbol, period, options);
+        if (symbol !== lastSymName) symIdx(symbol);
+        let id = curSma !== null ? curSma[period]! - 1 : -1;
+        if (!(id >= 0)) id = periodId(0, lastSymIdx, 0, period);
+        return IND[id * stride + readIdx]!;
+      },
+      ema(symbol: string, period: number, options?: unknown): number {
+        if (options !== undefined) return periodCall(1, symbol, period, options);
+        if (symbol !== lastSymName) symIdx(symbol);
+        let id = curEma !== null ? curEma[period]! - 1 : -1;
+        if (!(id >= 0)) id = periodId(1, lastSymIdx, 0, period);
+        return IND[id * stride + readIdx]!;
+      },
+      rsi(symbol: string, period?: number, options?: unknown): number {
+        if (options !== undefined || (period !== undefined && typeof period !== 'number')) return periodCall(2, symbol, period, options);
+        const p = period === undefined ? 14 : period;
+        if (symbol !== lastSymName) symIdx(symbol);
+        let id = curRsi !== null ? curRsi[p]! - 1 : -1;
+        if (!(id >= 0)) id = periodId(2, lastSymIdx, 0, p);
+        return IND[id * stride + readIdx]!;
+      },
+      atr(symbol: string, period?: number, options?: unknown): number {
+        if (options !== undefined || (period !== undefined && typeof period !== 'number')) return periodCall(3, symbol, period, options);
+        const p = period === undefined ? 14 : period;
+        if (symbol !== lastSymName) symIdx(symbol);
+        let id = curAtr !== null ? curAtr[p]! - 1 : -1;
+        if (!(id >= 0)) id = periodId(3, lastSymIdx, 0, p);
+        return IND[id * stride + readIdx]!;
+      },
     },
-    rsi(symbol: string, period?: number): number {
-      const p = period === undefined ? 14 : period;
-      if (symbol !== lastSymName) symIdx(symbol);
-      let id = curRsi[p]! - 1;
-      if (!(id >= 0)) id = slowId(rsiM, 2, p);
-      return IND[id * stride + readIdx]!;
-    },
-    atr(symbol: string, period?: number): number {
-      const p = period === undefined ? 14 : period;
-      if (symbol !== lastSymName) symIdx(symbol);
-      let id = curAtr[p]! - 1;
-      if (!(id >= 0)) id = slowId(atrM, 3, p);
-      return IND[id * stride + readIdx]!;
-    },
-    bollinger(symbol: string, period?: number, multiplier?: number) {
-      const p = period === undefined ? 20 : period;
-      const mult = multiplier === undefined ? 2 : multiplier;
-      const m = bbM[symIdx(symbol)]!;
-      const key = `${p}/${mult}`;
-      let id = m[key];
-      if (id === undefined) id = register(m, key, 4, lastSymIdx, p, mult);
-      const c = bbCache[id];
-      const at = readIdx;
-      if (c !== undefined && c.b === batchNo && c.i === at) return c.v;
-      const base = id * stride + at;
-      const v = freeze({ upper: IND[base]!, middle: IND[base + stride]!, lower: IND[base + 2 * stride]! });
-      bbCache[id] = { b: batchNo, i: at, v };
-      return v;
-    },
-  });
+    () => batchNo * 262_144 + readIdx,
+  );
 
   /** The guest's clock: the time of the candle being processed. */
   let now = startTime;
@@ -218,6 +260,7 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
         held = open[s]!;
       }
       if (held !== 0) lastPrice[s] = Cl[i]!;
+      if (histOn[s] !== 0) history.append(s, t, Op[i]!, Hi[i]!, Lo[i]!, Cl[i]!, Vo[i]!);
       if (call) {
         const cd = candles[s]!;
         cd.time = t;
@@ -239,6 +282,8 @@ export function createBacktestLoop(symbols: string[], hostRegister: HostRegister
 
   return {
     indicators,
+    /** `ctx.history`. */
+    history: history.read,
     symIdx,
     runBatch,
     /** The run's clock, for the account, the orders and `ctx.now()`: one call, no wrapper. */

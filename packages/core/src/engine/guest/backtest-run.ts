@@ -1,7 +1,7 @@
 import { type StrategyModule, strategyHandlers } from './strategy-module.js';
 import { createBacktestAccount } from './backtest-account.js';
 import { createBacktestCtx } from './backtest-ctx.js';
-import { createBacktestLoop, type HostRegister } from './backtest-loop.js';
+import { type BacktestHostHistory, createBacktestLoop, type HostRegister } from './backtest-loop.js';
 import { createBacktestOrders } from './backtest-orders.js';
 import type { LogBuffer } from './log-buffer.js';
 import { createOrderEventQueue } from './order-events.js';
@@ -9,6 +9,8 @@ import { createOrderEventQueue } from './order-events.js';
 /** What the host sends with `start`: the run's symbols, parameters, money and model settings. */
 export interface BacktestRunConfig {
   symbols: string[];
+  /** The run's timeframe, then `meta.timeframes` (for `ctx.history` and indicators). */
+  timeframes: Array<{ name: string; ms: number }>;
   params: unknown;
   initialCapital: number;
   maker: number;
@@ -46,13 +48,13 @@ export interface BacktestRun {
 export function createBacktestRun(
   cfg: BacktestRunConfig,
   ns: StrategyModule,
-  hostRegister: HostRegister,
+  host: { register: HostRegister; history: BacktestHostHistory },
   env: { logs: LogBuffer; random: () => number; startTime: number },
 ): BacktestRun {
   const { onCandle, onOrder } = strategyHandlers(ns);
   const nSym = cfg.symbols.length;
   const { logs } = env;
-  const loop = createBacktestLoop(cfg.symbols, hostRegister, cfg.maxIndicators, env.startTime);
+  const loop = createBacktestLoop(cfg.symbols, host, cfg.maxIndicators, env.startTime, cfg.timeframes);
   const clock = loop.now;
   const events = createOrderEventQueue(typeof onOrder === 'function', clock);
   const book = createBacktestAccount(cfg, events, clock);

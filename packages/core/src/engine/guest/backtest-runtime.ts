@@ -12,7 +12,7 @@
  *   The host marks equity at every close from these.
  * - trades out: `TRADE_FIELDS` numbers per closed trade.
  */
-import type { HostRegister } from './backtest-loop.js';
+import type { BacktestHostHistory, HostRegister } from './backtest-loop.js';
 import { type BacktestRun, type BacktestRunConfig, createBacktestRun, type StrategyModule } from './backtest-run.js';
 import { readExports, readMeta } from './errors.js';
 import { createGuestBase } from './guest-base.js';
@@ -24,9 +24,9 @@ export function createRuntime(bootJson: string) {
   const { boot, random, logs, errorApi, setTimeSource, guarded } = createGuestBase(bootJson, '');
   let run: BacktestRun | null = null;
 
-  function start(ns: StrategyModule, hostRegister: HostRegister, runJson: string): boolean {
+  function start(ns: StrategyModule, hostRegister: HostRegister, hostHistory: BacktestHostHistory, runJson: string): boolean {
     const cfg = jsonParse(runJson) as BacktestRunConfig;
-    run = createBacktestRun(cfg, ns, hostRegister, { logs, random, startTime: boot.startTime });
+    run = createBacktestRun(cfg, ns, { register: hostRegister, history: hostHistory }, { logs, random, startTime: boot.startTime });
     setTimeSource(run.now);
     return true;
   }

@@ -16,12 +16,23 @@ interface Series {
   buckets: TimeframeBuckets | null;
 }
 
+/** What `ctx.history` answers: `length` candles, oldest first, as columns. */
+export interface HistoryWindow {
+  readonly length: number;
+  readonly time: Float64Array;
+  readonly open: Float64Array;
+  readonly high: Float64Array;
+  readonly low: Float64Array;
+  readonly close: Float64Array;
+  readonly volume: Float64Array;
+}
+
 /**
  * The last closed candles of a symbol, as columns. Each column is copied out of the run's
  * buffers on first read, so writing into it changes nothing the strategy reads later, and holds
  * nothing newer than the current candle.
  */
-class CandleWindow {
+class CandleWindow implements HistoryWindow {
   readonly length: number;
   private readonly _cols: Float64Array[];
   private readonly _from: number;
@@ -143,7 +154,7 @@ export function createCandleHistory(
       }
     },
     /** `ctx.history(symbol, length, options?)`: up to `length` closed candles, oldest first. */
-    read(symbol: unknown, length: unknown, options?: unknown): CandleWindow {
+    read(symbol: unknown, length: unknown, options?: unknown): HistoryWindow {
       const s = resolve(symbol);
       if (typeof length !== 'number' || !(length >= 1 && length <= MAX_HISTORY) || length !== Math.floor(length)) {
         throw new TypeError(`history length must be an integer from 1 to ${MAX_HISTORY}, got ${fmt(length)}`);

@@ -40,29 +40,45 @@ export function parseIndicatorCall(
   return out;
 }
 
-/** Reads one indicator's outputs (as many as the kind has) as of now, into `values`. */
-export type ReadIndicator = (code: number, symbol: unknown, call: IndicatorCall, values: number[]) => void;
+/**
+ * Reads one indicator's outputs (as many as the kind has) as of now, into `values`; answers the
+ * series' id when the values stay the same until `stamp()` changes (then a multi-output answer
+ * is one object per stamp), else -1.
+ */
+export type ReadIndicator = (code: number, symbol: unknown, call: IndicatorCall, values: number[]) => number;
 
 /**
  * The `ctx.indicators` object: one method per kind of `INDICATOR_DEFS`, answering a number for a
- * one-output kind and a frozen object of named outputs otherwise. `fast` replaces the methods it
- * names (the backtest's array-read paths for the common calls).
+ * one-output kind and a frozen object of named outputs otherwise (the same object for repeated
+ * calls while `stamp()` answers the same). `fast` replaces the methods it names (the backtest's
+ * array-read paths for the common calls).
  */
-export function createIndicatorApi(read: ReadIndicator, timeframeIndex: (options: unknown) => number, fast: Record<string, unknown> = {}) {
+export function createIndicatorApi(
+  read: ReadIndicator,
+  timeframeIndex: (options: unknown) => number,
+  fast: Record<string, unknown> = {},
+  stamp: () => number = () => Number.NaN,
+) {
   const api: Record<string, unknown> = {};
   const call: IndicatorCall = { args: [], tf: 0 };
   const values: number[] = [];
+  const memo: Array<{ at: number; v: unknown } | undefined> = [];
   for (let code = 0; code < INDICATOR_KINDS.length; code++) {
     const kind = INDICATOR_KINDS[code]!;
     const names = INDICATOR_DEFS[kind].outputs;
     api[kind] =
       fast[kind] ??
       ((symbol: unknown, ...rest: unknown[]) => {
-        read(code, symbol, parseIndicatorCall(kind, rest, timeframeIndex, call), values);
+        const id = read(code, symbol, parseIndicatorCall(kind, rest, timeframeIndex, call), values);
         if (names.length === 1) return values[0];
+        const at = stamp();
+        const known = id >= 0 ? memo[id] : undefined;
+        if (known !== undefined && known.at === at) return known.v;
         const out: Record<string, number> = {};
         for (let o = 0; o < names.length; o++) out[names[o]!] = values[o]!;
-        return freeze(out);
+        const v = freeze(out);
+        if (id >= 0) memo[id] = { at, v };
+        return v;
       });
   }
   return freeze(api);

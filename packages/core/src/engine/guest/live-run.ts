@@ -228,6 +228,7 @@ export function createLiveRun(
     const a = call.args;
     const n = INDICATOR_DEFS[INDICATOR_KINDS[code]!].outputs.length;
     for (let o = 0; o < n; o++) values[o] = host.ind(code, s, call.tf, a.length > 0 ? a[0]! : NaN, a.length > 1 ? a[1]! : NaN, a.length > 2 ? a[2]! : NaN, o);
+    return -1;
   }, history.timeframeIndex);
 
   /** `ctx.setStopLoss` / `ctx.setTakeProfit`: a price, or null to remove; false when flat. */

@@ -85,7 +85,7 @@ export interface HarnessResult {
   states: StateRow[];
   /** What each runBatch answered: 1 trades, 2 logs, 4 account changes. */
   flags: number[];
-  /** Every indicator registration the run asked the host for: [kind, symbol, period, multiplier]. */
+  /** Every indicator registration the run asked the host for: [kind, symbol, first argument, second argument or 0]. */
   registered: number[][];
   logs: LogBuffer;
 }
@@ -96,6 +96,7 @@ export function configFor(candles: Bar[], over: Partial<BacktestRunConfig> = {})
   const last = (s: number) => candles.filter((b) => b.s === s).at(-1)!;
   return {
     symbols,
+    timeframes: [{ name: '1m', ms: MIN }],
     params: {},
     initialCapital: 10_000,
     maker: 0,
@@ -130,14 +131,18 @@ export function runBacktest(candles: Bar[], strategy: StrategyModule, options: H
     });
     return out;
   };
-  const hostRegister = (kind: number, s: number, period: number, multiplier: number) => {
-    registered.push([kind, s, period, multiplier]);
+  const register = (kind: number, s: number, _tf: number, a0: number, a1: number) => {
+    const multiplier = Number.isNaN(a1) ? 0 : a1;
+    registered.push([kind, s, a0, multiplier]);
     if (!options.indicators) throw new Error('this test registers no indicators');
-    const values = options.indicators(kind, s, period, multiplier);
+    const values = options.indicators(kind, s, a0, multiplier);
     series.push(values);
     return block(values, start, len).buffer;
   };
-  const run = createBacktestRun(cfg, strategy, hostRegister, { logs, random: options.random ?? (() => 0.25), startTime: candles[0]!.time });
+  const history = () => {
+    throw new Error('this test reads no history');
+  };
+  const run = createBacktestRun(cfg, strategy, { register, history }, { logs, random: options.random ?? (() => 0.25), startTime: candles[0]!.time });
 
   const trades: Trade[] = [];
   const states: StateRow[] = [];
