@@ -127,10 +127,10 @@ const sum = (values: number[]) => values.reduce((s, v) => s + v, 0);
 
 const pool = createSandboxPool({ size: 1, cpuTimeMs: 60_000 });
 
-function runBacktest(): Promise<BacktestResult> {
+function runBacktest(source = SOURCE, candles: CandleSeries = stream): Promise<BacktestResult> {
   return pool.runBacktest({
-    source: SOURCE,
-    candles: { [BTC]: stream },
+    source,
+    candles: { [BTC]: candles },
     startTime: START,
     leverage: LEVERAGE,
     slippage: SLIPPAGE,
@@ -149,7 +149,7 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
 }
 
 /** The deployment on the paper exchange, driven candle by candle; its fills as onOrder saw them, its orders, and the paper account's final equity. */
-async function runOnPaper(stratboxes: Stratbox[]) {
+async function runOnPaper(stratboxes: Stratbox[], source = SOURCE) {
   const now = { ms: START };
   const clock = { now: () => new Date(now.ms) };
   const base = createMemoryStore();
@@ -186,7 +186,7 @@ async function runOnPaper(stratboxes: Stratbox[]) {
   });
   stratboxes.push(stratbox);
   const { userId } = await stratbox.users.createUser('parity');
-  const strategy = await stratbox.strategies.create(userId, { name: 'parity', description: '', source: SOURCE, marketType: 'LINEAR' });
+  const strategy = await stratbox.strategies.create(userId, { name: 'parity', description: '', source, marketType: 'LINEAR' });
   const credential = await stratbox.credentials.create(userId, { exchange: 'paper', label: 'paper' });
   const deployment = await stratbox.deployments.create(userId, { strategyId: strategy.id, credentialId: credential.id, symbols: [BTC], params: {} });
   await waitFor('the deployment to run', async () => (await base.deployments.findById(userId, deployment.id))?.status === 'running');
@@ -209,7 +209,7 @@ async function runOnPaper(stratboxes: Stratbox[]) {
   const balance = await gateway.fetchBalance();
   const positions = await gateway.fetchPositions([BTC]);
   exchanges.release(credential.id);
-  return { fills, orders, equity: balance['USDT']!.total, positions };
+  return { fills, logs, orders, equity: balance['USDT']!.total, positions };
 }
 
 describe('paper exchange and backtest parity', () => {
@@ -260,6 +260,41 @@ describe('paper exchange and backtest parity', () => {
     // Final equity.
     const backtestEquity = backtest.series.equity[backtest.series.equity.length - 1]!;
     expect(close(paper.equity, backtestEquity), `paper ${paper.equity}, backtest ${backtestEquity}`).toBe(true);
+  }, 180_000);
+
+  it('sees the same history, higher-timeframe candles and indicators live as in the backtest, never a candle that has not closed', async () => {
+    // warmup 10: the deployment starts with the 10 candles before START (it asks for 15), as the backtest's history has them.
+    const source = `export const meta = { timeframe: '1m', timeframes: ['5m', '15m'], warmup: 10 };
+      export function onCandle(ctx, c) {
+        const h = ctx.history(c.symbol, 3);
+        const h5 = ctx.history(c.symbol, 2, { timeframe: '5m' });
+        const h15 = ctx.history(c.symbol, 1, { timeframe: '15m' });
+        ctx.log(JSON.stringify({
+          t: c.time, h: Array.from(h.time), hc: Array.from(h.close), h5: Array.from(h5.time), h5c: Array.from(h5.close), h15: Array.from(h15.time),
+          sma5: ctx.indicators.sma(c.symbol, 3, { timeframe: '5m' }), don: ctx.indicators.donchian(c.symbol, 4).upper,
+        }));
+      }`;
+    const traded = stream;
+    const backtest = await runBacktest(source);
+    const paper = await runOnPaper(stratboxes, source);
+    const live = paper.logs.filter((l) => l.message.startsWith('{')).map((l) => l.message);
+    expect(live.length).toBe(traded.length - traded.time.indexOf(START));
+    expect(live).toEqual(backtest.logs.map((l) => l.message));
+
+    for (const line of live) {
+      const r = JSON.parse(line) as { t: number; h: number[]; hc: number[]; h5: number[]; h5c: number[]; h15: number[]; sma5: number | null };
+      const closed = [...traded.time.keys()].filter((i) => traded.time[i]! <= r.t);
+      expect(r.h).toEqual(closed.slice(-3).map((i) => traded.time[i]));
+      expect(r.hc).toEqual(closed.slice(-3).map((i) => traded.close[i]));
+      // 5m candles whose five minutes have all closed, built here from the stream.
+      const buckets5 = [...new Set(closed.map((i) => Math.floor(traded.time[i]! / (5 * MINUTE)) * 5 * MINUTE))].filter((b) => b + 5 * MINUTE <= r.t + MINUTE);
+      expect(r.h5).toEqual(buckets5.slice(-2));
+      const lastClose = (b: number) => traded.close[closed.filter((i) => traded.time[i]! < b + 5 * MINUTE).at(-1)!];
+      expect(r.h5c).toEqual(buckets5.slice(-2).map(lastClose));
+      for (const t of r.h15) expect(t + 15 * MINUTE).toBeLessThanOrEqual(r.t + MINUTE);
+      if (buckets5.length >= 3) expect(r.sma5).toBeCloseTo((lastClose(buckets5.at(-1)!)! + lastClose(buckets5.at(-2)!)! + lastClose(buckets5.at(-3)!)!) / 3, 9);
+      else expect(r.sma5).toBeNull();
+    }
   }, 180_000);
 
   /*
