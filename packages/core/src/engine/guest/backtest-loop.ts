@@ -43,14 +43,10 @@ export function createBacktestLoop(
   const nSym = symbols.length;
   const resolve = createSymbolResolver(symbols, 'run');
   let readIdx = 0;
-  const history = createCandleHistory(
-    symbols,
-    timeframes,
-    (symbol) => symIdx(symbol),
-    (s, tf) => host.history(s, tf, readIdx),
-  );
+  const history = createCandleHistory(symbols, timeframes, symIdx, (s, tf) => host.history(s, tf, readIdx));
   const timeframeIndex = history.timeframeIndex;
   const histOn = history.on;
+  const appendHistory = history.append;
   /*
    * Series ids of the one-period kinds (sma, ema, rsi, atr: codes 0 to 3) by period, per symbol
    * and timeframe (`tf * nSym + s`), stored as id + 1; other calls go through `keyed`.
@@ -114,7 +110,7 @@ export function createBacktestLoop(
   function periodId(code: number, s: number, tf: number, period: unknown): number {
     const at = tf * nSym + s;
     const maps = fastMaps[code]!;
-    if (typeof period === 'number' && period >= 1 && period < FAST_PERIODS && period === Math.floor(period)) {
+    if (typeof period === 'number' && period >= 1 && period < FAST_PERIODS && period === (period | 0)) {
       let m = maps[at]!;
       if (m === null) {
         m = maps[at] = new Int16Array(FAST_PERIODS);
@@ -146,7 +142,7 @@ export function createBacktestLoop(
   }
   /** `(symbol, period?, options?)` of a one-period kind with options, or a period left out. */
   function periodCall(code: number, symbol: unknown, period: unknown, options: unknown): number {
-    const s = symIdx(symbol);
+    const s = symbol === lastSymName ? lastSymIdx : symIdx(symbol);
     let p = period;
     let tf = 0;
     if (p !== null && typeof p === 'object') {
@@ -260,7 +256,7 @@ export function createBacktestLoop(
         held = open[s]!;
       }
       if (held !== 0) lastPrice[s] = Cl[i]!;
-      if (histOn[s] !== 0) history.append(s, t, Op[i]!, Hi[i]!, Lo[i]!, Cl[i]!, Vo[i]!);
+      if (histOn[s] !== 0) appendHistory(s, t, Op[i]!, Hi[i]!, Lo[i]!, Cl[i]!, Vo[i]!);
       if (call) {
         const cd = candles[s]!;
         cd.time = t;

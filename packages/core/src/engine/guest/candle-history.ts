@@ -9,11 +9,18 @@ export const MAX_HISTORY = 5000;
 /** Asks the host for the candles closed so far of a symbol at a timeframe index (layout: engine/history-seed.ts). */
 export type HostHistory = (symbol: number, timeframe: number) => ArrayBuffer;
 
-/** The candles a symbol has closed at one timeframe: six columns holding up to twice `MAX_HISTORY` rows, compacted when full. */
+/**
+ * The candles a symbol has closed at one timeframe: six columns holding up to twice `MAX_HISTORY`
+ * rows, compacted when full; and the columns last copied out for a window, so repeated reads of
+ * one window (`h.close[i]` in a loop) copy once.
+ */
 interface Series {
   cols: Float64Array[];
   len: number;
   buckets: TimeframeBuckets | null;
+  copies: Array<Float64Array | null>;
+  /** Per column, the window (`from * (MAX_HISTORY + 1) + length`) its copy is of; -1 for none. */
+  copyOf: Float64Array;
 }
 
 /** What `ctx.history` answers: `length` candles, oldest first, as columns. */
@@ -27,46 +34,48 @@ export interface HistoryWindow {
   readonly volume: Float64Array;
 }
 
+/** A column of a window, copied out of the series' buffers (once per window). */
+function copyColumn(series: Series, k: number, from: number, length: number): Float64Array {
+  const key = from * (MAX_HISTORY + 1) + length;
+  if (series.copyOf[k] === key) return series.copies[k]!;
+  const copy = series.cols[k]!.slice(from, from + length);
+  series.copies[k] = copy;
+  series.copyOf[k] = key;
+  return copy;
+}
+
 /**
- * The last closed candles of a symbol, as columns. Each column is copied out of the run's
- * buffers on first read, so writing into it changes nothing the strategy reads later, and holds
- * nothing newer than the current candle.
+ * The last closed candles of a symbol, as columns. A column is copied out of the run's buffers
+ * when first read, so it holds nothing newer than the current candle, and writing into it
+ * changes nothing the run keeps (only what later reads of the same window at this candle see).
+ * Three fields: objects are costly to build in QuickJS, one property at a time.
  */
 class CandleWindow implements HistoryWindow {
   readonly length: number;
-  private readonly _cols: Float64Array[];
-  private readonly _from: number;
-  private _t: Float64Array | undefined = undefined;
-  private _o: Float64Array | undefined = undefined;
-  private _h: Float64Array | undefined = undefined;
-  private _l: Float64Array | undefined = undefined;
-  private _c: Float64Array | undefined = undefined;
-  private _v: Float64Array | undefined = undefined;
-  constructor(cols: Float64Array[], from: number, length: number) {
-    this._cols = cols;
-    this._from = from;
+  private readonly _s: Series;
+  private readonly _f: number;
+  constructor(series: Series, from: number, length: number) {
+    this._s = series;
+    this._f = from;
     this.length = length;
   }
-  private _copy(k: number): Float64Array {
-    return this._cols[k]!.slice(this._from, this._from + this.length);
-  }
   get time(): Float64Array {
-    return this._t ?? (this._t = this._copy(0));
+    return copyColumn(this._s, 0, this._f, this.length);
   }
   get open(): Float64Array {
-    return this._o ?? (this._o = this._copy(1));
+    return copyColumn(this._s, 1, this._f, this.length);
   }
   get high(): Float64Array {
-    return this._h ?? (this._h = this._copy(2));
+    return copyColumn(this._s, 2, this._f, this.length);
   }
   get low(): Float64Array {
-    return this._l ?? (this._l = this._copy(3));
+    return copyColumn(this._s, 3, this._f, this.length);
   }
   get close(): Float64Array {
-    return this._c ?? (this._c = this._copy(4));
+    return copyColumn(this._s, 4, this._f, this.length);
   }
   get volume(): Float64Array {
-    return this._v ?? (this._v = this._copy(5));
+    return copyColumn(this._s, 5, this._f, this.length);
   }
 }
 
@@ -78,6 +87,7 @@ class CandleWindow implements HistoryWindow {
  *
  * `timeframes[0]` is the run's own timeframe; the others are the strategy's `meta.timeframes`.
  */
+const WINDOW = CandleWindow.prototype;
 export function createCandleHistory(
   symbols: readonly string[],
   timeframes: readonly { name: string; ms: number }[],
@@ -92,10 +102,20 @@ export function createCandleHistory(
   const byKey: Array<Series | undefined> = [];
   for (let s = 0; s < nSym; s++) bySymbol.push([]);
 
+  /* The last timeframe named, and its index: a strategy names the same one on every candle. */
+  let lastName: unknown = null;
+  let lastIndex = 0;
   function timeframeIndex(options: unknown): number {
     if (options === undefined || options === null) return 0;
     if (typeof options !== 'object') throw new TypeError(`history options must be an object like { timeframe: '4h' }, got ${fmt(options)}`);
     const tf = (options as { timeframe?: unknown }).timeframe;
+    if (tf === lastName) return lastIndex;
+    const k = findTimeframe(tf);
+    lastName = tf;
+    lastIndex = k;
+    return k;
+  }
+  function findTimeframe(tf: unknown): number {
     if (tf === undefined || tf === timeframes[0]!.name) return 0;
     for (let k = 1; k < timeframes.length; k++) if (timeframes[k]!.name === tf) return k;
     const declared =
@@ -111,7 +131,9 @@ export function createCandleHistory(
   function pushRow(series: Series, t: number, o: number, h: number, l: number, c: number, v: number): void {
     const cols = series.cols;
     if (series.len === 2 * MAX_HISTORY) {
-      for (let k = 0; k < 6; k++) cols[k]!.copyWithin(0, MAX_HISTORY);
+      // set() of a subarray: a plain copy in QuickJS, where copyWithin goes element by element.
+      for (let k = 0; k < 6; k++) cols[k]!.set(cols[k]!.subarray(MAX_HISTORY));
+      series.copyOf.fill(-1);
       series.len = MAX_HISTORY;
     }
     const i = series.len++;
@@ -126,7 +148,7 @@ export function createCandleHistory(
   function register(s: number, tf: number): Series {
     const cols: Float64Array[] = [];
     for (let k = 0; k < 6; k++) cols.push(new F64(2 * MAX_HISTORY));
-    const series: Series = { cols, len: 0, buckets: null };
+    const series: Series = { cols, len: 0, buckets: null, copies: [null, null, null, null, null, null], copyOf: new F64(6).fill(-1) };
     const seed = new F64(hostHistory(s, tf));
     const rows = seed[0]!;
     for (let k = 0; k < 6; k++) cols[k]!.set(seed.subarray(HISTORY_SEED_HEADER + k * rows, HISTORY_SEED_HEADER + (k + 1) * rows));
@@ -149,20 +171,30 @@ export function createCandleHistory(
       const list = bySymbol[s]!;
       for (let k = 0; k < list.length; k++) {
         const series = list[k]!;
-        if (series.buckets === null) pushRow(series, t, o, h, l, c, v);
-        else series.buckets.push(t, o, h, l, c, v);
+        if (series.buckets !== null) series.buckets.push(t, o, h, l, c, v);
+        else if (series.len < 2 * MAX_HISTORY) {
+          // pushRow, written out: this runs on every candle.
+          const cols = series.cols;
+          const i = series.len++;
+          cols[0]![i] = t;
+          cols[1]![i] = o;
+          cols[2]![i] = h;
+          cols[3]![i] = l;
+          cols[4]![i] = c;
+          cols[5]![i] = v;
+        } else pushRow(series, t, o, h, l, c, v);
       }
     },
     /** `ctx.history(symbol, length, options?)`: up to `length` closed candles, oldest first. */
     read(symbol: unknown, length: unknown, options?: unknown): HistoryWindow {
       const s = resolve(symbol);
-      if (typeof length !== 'number' || !(length >= 1 && length <= MAX_HISTORY) || length !== Math.floor(length)) {
+      if (typeof length !== 'number' || !(length >= 1 && length <= MAX_HISTORY) || length !== (length | 0)) {
         throw new TypeError(`history length must be an integer from 1 to ${MAX_HISTORY}, got ${fmt(length)}`);
       }
       const tf = options === undefined ? 0 : timeframeIndex(options);
       const series = byKey[tf * nSym + s] ?? register(s, tf);
       const n = length < series.len ? length : series.len;
-      return new CandleWindow(series.cols, series.len - n, n);
+      return { __proto__: WINDOW, _s: series, _f: series.len - n, length: n } as unknown as HistoryWindow;
     },
     /** Index of `options.timeframe` among the run's timeframes (0: the run's own); throws the strategy-facing error. */
     timeframeIndex,
