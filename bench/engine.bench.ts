@@ -18,53 +18,13 @@ import { createSandboxPool } from '../packages/core/src/backtests/engine/backtes
 import type { QuickJSBuild } from '../packages/core/src/sandbox/index.js';
 import type { CandleColumns } from '../packages/core/src/backtests/engine/index.js';
 import { loadPreviousEngine, PREVIOUS_ENGINE_COMMIT } from './previous-engine.js';
+import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
 const YEAR_BARS = 525_600;
 const FEES = { maker: 0.0002, taker: 0.0005 };
 
-const STRATEGY = `export const meta = {
-  timeframe: '1m',
-  warmup: 50,
-  params: { fast: { type: 'int', default: 10, min: 2 }, slow: { type: 'int', default: 50 } },
-};
-export function onCandle(ctx, candle) {
-  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
-  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
-  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
-  if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
-}`;
-
-/** Deterministic random walk of one-minute candles (mulberry32). */
-function syntheticCandles(n: number, seed = 42): CandleColumns {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const time = new Float64Array(n);
-  const open = new Float64Array(n);
-  const high = new Float64Array(n);
-  const low = new Float64Array(n);
-  const close = new Float64Array(n);
-  const volume = new Float64Array(n);
-  let price = 30_000;
-  const start = Date.UTC(2023, 0, 1);
-  for (let i = 0; i < n; i++) {
-    const o = price;
-    price = Math.max(1, price * (1 + (rnd() - 0.5) * 0.003));
-    time[i] = start + i * 60_000;
-    open[i] = o;
-    close[i] = price;
-    high[i] = Math.max(o, price) * (1 + rnd() * 0.001);
-    low[i] = Math.min(o, price) * (1 - rnd() * 0.001);
-    volume[i] = 1 + rnd() * 10;
-  }
-  return { time, open, high, low, close, volume };
-}
+const STRATEGY = REFERENCE_STRATEGY;
 
 /** The same strategy and fill model (next-open market fills, taker fee, equity marked per close) as plain host JavaScript. */
 function hostBaseline(c: CandleColumns, capital = 10_000) {

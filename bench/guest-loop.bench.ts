@@ -24,6 +24,7 @@ import { bundleGuestScript } from '../packages/core/src/engine/guest-bundle.js';
 import { guestScript } from '../packages/core/src/engine/guest-script.js';
 import { newQuickJSInstance } from '../packages/core/src/sandbox/quickjs-variants.js';
 import { previousEngineDir } from './previous-engine.js';
+import { type SyntheticCandles, syntheticCandles } from './synthetic-candles.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -74,40 +75,7 @@ export function onCandle(ctx, candle) {
 };
 const STRATEGY = STRATEGIES[process.env.STRATEGY ?? 'sma']!;
 
-/** Deterministic random walk (mulberry32), as in engine.bench.ts. */
-function syntheticCloses(n: number, seed = 42) {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const cols = {
-    time: new Float64Array(n),
-    open: new Float64Array(n),
-    high: new Float64Array(n),
-    low: new Float64Array(n),
-    close: new Float64Array(n),
-    volume: new Float64Array(n),
-  };
-  let price = 30_000;
-  const start = Date.UTC(2023, 0, 1);
-  for (let i = 0; i < n; i++) {
-    const o = price;
-    price = Math.max(1, price * (1 + (rnd() - 0.5) * 0.003));
-    cols.time[i] = start + i * 60_000;
-    cols.open[i] = o;
-    cols.close[i] = price;
-    cols.high[i] = Math.max(o, price) * (1 + rnd() * 0.001);
-    cols.low[i] = Math.min(o, price) * (1 - rnd() * 0.001);
-    cols.volume[i] = 1 + rnd() * 10;
-  }
-  return cols;
-}
-
-type Candles = ReturnType<typeof syntheticCloses>;
+type Candles = SyntheticCandles;
 
 function smaSeries(close: Float64Array, period: number): Float64Array {
   const out = new Float64Array(close.length).fill(Number.NaN);
@@ -152,9 +120,18 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
   const boot = JSON.stringify({ seed: 1, startTime: candles.time[0], maxLogLines: 1000, maxLogBytes: 100_000 });
   const api = engine.load(vm, boot);
   const fn = (name: string) => vm.getProp(api, name);
-  const [start, runBatch, drainStates, drainTrades, finish, lastError] = ['start', 'runBatch', 'drainStates', 'drainTrades', 'finish', 'lastError'].map(
-    fn,
-  ) as QuickJSHandle[];
+  const [start, runBatch, drainStates, drainTrades, finish, lastError] = ['start', 'runBatch', 'drainStates', 'drainTrades', 'finish', 'lastError'].map(fn) as [
+    QuickJSHandle,
+    QuickJSHandle,
+    QuickJSHandle,
+    QuickJSHandle,
+    QuickJSHandle,
+    QuickJSHandle,
+  ];
+  // Engines since ctx.history take start(ns, register, history, cfg) and register(kind, symbol, timeframe, ...args); earlier ones start(ns, register, cfg) and register(kind, symbol, period, multiplier).
+  const lengthH = vm.getProp(start, 'length');
+  const withHistory = vm.getNumber(lengthH) === 4;
+  lengthH.dispose();
   const ns = unwrap(vm, vm.evalCode(STRATEGY, 'strategy.js', { type: 'module' }));
 
   const registered: Float64Array[] = [];
@@ -164,8 +141,8 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
     dst[base] = batchStart > 0 ? series[batchStart - 1]! : Number.NaN;
     dst.set(series.subarray(batchStart, batchStart + batchLen), base + 1);
   };
-  const register = vm.newFunction('register', (_kind, _s, periodH) => {
-    const series = smas.get(vm.getNumber(periodH))!;
+  const register = vm.newFunction('register', (_kind, _s, third, fourth) => {
+    const series = smas.get(vm.getNumber(withHistory ? fourth! : third!))!;
     registered.push(series);
     const out = new Float64Array(batchLen + 1);
     block(series, out, 0);
@@ -173,6 +150,7 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
   });
   const cfg = {
     symbols: ['BTC/USDT:USDT'],
+    timeframes: [{ name: '1m', ms: 60_000 }],
     params: { fast: 10, slow: 50 },
     warmup: WARMUP,
     initialCapital: 10_000,
@@ -189,7 +167,10 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
     funding: [null],
   };
   const cfgH = vm.newString(JSON.stringify(cfg));
-  unwrap(vm, vm.callFunction(start, vm.undefined, ns, register, cfgH));
+  const history = vm.newFunction('history', () => {
+    throw new Error('this bench reads no history');
+  });
+  unwrap(vm, vm.callFunction(start, vm.undefined, ...(withHistory ? [ns, register, history, cfgH] : [ns, register, cfgH])));
   cfgH.dispose();
 
   const fail = () => {
@@ -243,7 +224,7 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
       result.cash = new Float64Array(life.value.slice().buffer)[0]!;
       life.dispose();
       finalH.dispose();
-      for (const h of [start, runBatch, drainStates, drainTrades, finish, lastError, ns, register, api]) h!.dispose();
+      for (const h of [start, runBatch, drainStates, drainTrades, finish, lastError, ns, register, history, api]) h.dispose();
       vm.dispose();
       runtime.dispose();
       return false;
@@ -254,7 +235,7 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function main() {
-  const candles = syntheticCloses(BARS);
+  const candles = syntheticCandles(BARS);
   const smas = new Map([10, 50].map((p) => [p, smaSeries(candles.close, p)]));
   const moduleEngine = (name: string, script: string): Engine => ({
     name,

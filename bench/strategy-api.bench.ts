@@ -55,7 +55,8 @@ async function main() {
   const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Name, number[]>;
   const trades = Object.fromEntries(names.map((n) => [n, 0])) as Record<Name, number>;
   try {
-    for (const source of Object.values(strategies)) await pool.runBacktest({ source, candles: { 'BTC/USDT:USDT': syntheticCandles(20_000) }, fees: FEES, timeframe: '1m' });
+    for (const source of Object.values(strategies))
+      await pool.runBacktest({ source, candles: { 'BTC/USDT:USDT': syntheticCandles(20_000) }, fees: FEES, timeframe: '1m' });
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of names) {
         const source = strategies[name];

@@ -2,8 +2,6 @@
  * Inputs shared by the engine benchmarks: the reference SMA-crossover strategy and a
  * deterministic random walk of one-minute candles.
  */
-import type { CandleColumns } from '../packages/core/src/backtests/engine/index.js';
-
 /** The reference SMA(10/50) crossover, on one-minute candles. */
 export const REFERENCE_STRATEGY = `export const meta = {
   timeframe: '1m',
@@ -18,7 +16,17 @@ export function onCandle(ctx, candle) {
 }`;
 
 /** Deterministic random walk of one-minute candles (mulberry32). */
-export function syntheticCandles(n: number, seed = 42): CandleColumns {
+/** Candle columns, as the engine takes them. */
+export interface SyntheticCandles {
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+export function syntheticCandles(n: number, seed = 42): SyntheticCandles {
   let a = seed >>> 0;
   const rnd = () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -47,4 +55,3 @@ export function syntheticCandles(n: number, seed = 42): CandleColumns {
   }
   return { time, open, high, low, close, volume };
 }
-
