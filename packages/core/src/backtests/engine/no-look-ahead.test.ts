@@ -36,7 +36,14 @@ function series(n: number, seed: number, skip: (i: number) => boolean): Row[] {
   for (let i = 0; i < n; i++) {
     const open = price;
     price = Math.max(1, price * (1 + (rnd() - 0.5) * 0.04));
-    const row = { time: START + i * H, open, high: Math.max(open, price) * (1 + rnd() * 0.01), low: Math.min(open, price) * (1 - rnd() * 0.01), close: price, volume: 1 + rnd() };
+    const row = {
+      time: START + i * H,
+      open,
+      high: Math.max(open, price) * (1 + rnd() * 0.01),
+      low: Math.min(open, price) * (1 - rnd() * 0.01),
+      close: price,
+      volume: 1 + rnd(),
+    };
     if (!skip(i)) rows.push(row);
   }
   return rows;
