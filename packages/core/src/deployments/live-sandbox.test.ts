@@ -22,7 +22,8 @@ const flat: LiveAccountState = { cash: 1000, equity: 1000, positions: [], orders
 const candle = (time: number, close: number) => ({ symbol: 'BTC/USDT:USDT', time, open: close, high: close, low: close, close, volume: 1 });
 
 describe('live sandbox', () => {
-  const sandbox = createLiveSandbox({ callCpuTimeMs: 200 });
+  // 1 s per call: loading a session in a fresh child took over 200 ms of CPU on a loaded machine.
+  const sandbox = createLiveSandbox({ callCpuTimeMs: 1000 });
   afterAll(() => sandbox.close());
 
   it('runs onCandle on closed candles, returns order intents and logs, and feeds onOrder', async () => {
