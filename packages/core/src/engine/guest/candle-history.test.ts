@@ -110,13 +110,15 @@ describe('ctx.history', () => {
     expect(w.close[MAX_HISTORY - 1]).toBe(long.close[long.length - 1]);
   });
 
-  it('gives copies: writing into a window changes nothing the run keeps', () => {
-    const h = drive(c, 5, 10);
-    const w = h.read('BTC/USDT', 2);
-    expect(w.close).toBe(w.close); // copied once per window
-    w.close[1] = -1;
-    h.append(0, c.time[10]!, c.open[10]!, c.high[10]!, c.low[10]!, c.close[10]!, c.volume[10]!);
-    expect(Array.from(h.read('BTC/USDT', 2).close)).toEqual([c.close[9], c.close[10]]);
+  it('gives views that keep their values as the run goes on, past a full buffer too', () => {
+    const long = hourly(2 * MAX_HISTORY + 50, start);
+    const h = drive(long, 10, 20);
+    const w = h.read('BTC/USDT', 3);
+    expect(w.close).toBe(w.close); // one view per window
+    const kept = Array.from(w.close);
+    for (let i = 20; i < long.length; i++) h.append(0, long.time[i]!, long.open[i]!, long.high[i]!, long.low[i]!, long.close[i]!, long.volume[i]!);
+    expect(Array.from(w.close)).toEqual(kept);
+    expect(Array.from(h.read('BTC/USDT', 2).close)).toEqual([long.close[long.length - 2], long.close[long.length - 1]]);
   });
 
   it('refuses bad lengths, unknown symbols and undeclared timeframes with clear errors', () => {

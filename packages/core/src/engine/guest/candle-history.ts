@@ -11,16 +11,27 @@ export type HostHistory = (symbol: number, timeframe: number) => ArrayBuffer;
 
 /**
  * The candles a symbol has closed at one timeframe: six columns holding up to twice `MAX_HISTORY`
- * rows, compacted when full; and the columns last copied out for a window, so repeated reads of
- * one window (`h.close[i]` in a loop) copy once.
+ * rows, replaced by new ones holding the last `MAX_HISTORY` when full; and the views last made
+ * for a window, so repeated reads of one window (`h.close[i]` in a loop) make one.
  */
 interface Series {
-  cols: Float64Array[];
+  rows: Rows;
   len: number;
   buckets: TimeframeBuckets | null;
-  copies: Array<Float64Array | null>;
-  /** Per column, the window (`from * (MAX_HISTORY + 1) + length`) its copy is of; -1 for none. */
-  copyOf: Float64Array;
+}
+
+/** One set of buffers of a series, and the views last made of them. */
+interface Rows {
+  cols: Float64Array[];
+  views: Array<Float64Array | null>;
+  /** Per column, the window (`from * (MAX_HISTORY + 1) + length`) its view is of; -1 for none. */
+  viewOf: Float64Array;
+}
+
+function newRows(): Rows {
+  const cols: Float64Array[] = [];
+  for (let k = 0; k < 6; k++) cols.push(new F64(2 * MAX_HISTORY));
+  return { cols, views: [null, null, null, null, null, null], viewOf: new F64(6).fill(-1) };
 }
 
 /** What `ctx.history` answers: `length` candles, oldest first, as columns. */
@@ -34,48 +45,52 @@ export interface HistoryWindow {
   readonly volume: Float64Array;
 }
 
-/** A column of a window, copied out of the series' buffers (once per window). */
-function copyColumn(series: Series, k: number, from: number, length: number): Float64Array {
+/**
+ * A column of a window: a view of the series' buffer (made once per window; a copy costs an
+ * allocation and a species lookup in QuickJS, three times a view). Rows once written never
+ * change and a full buffer is replaced, not compacted in place, so a view keeps its values for
+ * good and never reaches past the candle it was read at.
+ */
+function columnView(rows: Rows, k: number, from: number, length: number): Float64Array {
   const key = from * (MAX_HISTORY + 1) + length;
-  if (series.copyOf[k] === key) return series.copies[k]!;
-  const copy = series.cols[k]!.slice(from, from + length);
-  series.copies[k] = copy;
-  series.copyOf[k] = key;
-  return copy;
+  if (rows.viewOf[k] === key) return rows.views[k]!;
+  const view = new F64(rows.cols[k]!.buffer, from * 8, length);
+  rows.views[k] = view;
+  rows.viewOf[k] = key;
+  return view;
 }
 
 /**
- * The last closed candles of a symbol, as columns. A column is copied out of the run's buffers
- * when first read, so it holds nothing newer than the current candle, and writing into it
- * changes nothing the run keeps (only what later reads of the same window at this candle see).
- * Three fields: objects are costly to build in QuickJS, one property at a time.
+ * The last closed candles of a symbol, as columns (views, see `columnView`): an object literal
+ * of three fields over this prototype, since objects are costly to build in QuickJS, one
+ * property at a time, and class instances more so.
  */
 class CandleWindow implements HistoryWindow {
   readonly length: number;
-  private readonly _s: Series;
+  private readonly _s: Rows;
   private readonly _f: number;
-  constructor(series: Series, from: number, length: number) {
+  constructor(series: Rows, from: number, length: number) {
     this._s = series;
     this._f = from;
     this.length = length;
   }
   get time(): Float64Array {
-    return copyColumn(this._s, 0, this._f, this.length);
+    return columnView(this._s, 0, this._f, this.length);
   }
   get open(): Float64Array {
-    return copyColumn(this._s, 1, this._f, this.length);
+    return columnView(this._s, 1, this._f, this.length);
   }
   get high(): Float64Array {
-    return copyColumn(this._s, 2, this._f, this.length);
+    return columnView(this._s, 2, this._f, this.length);
   }
   get low(): Float64Array {
-    return copyColumn(this._s, 3, this._f, this.length);
+    return columnView(this._s, 3, this._f, this.length);
   }
   get close(): Float64Array {
-    return copyColumn(this._s, 4, this._f, this.length);
+    return columnView(this._s, 4, this._f, this.length);
   }
   get volume(): Float64Array {
-    return copyColumn(this._s, 5, this._f, this.length);
+    return columnView(this._s, 5, this._f, this.length);
   }
 }
 
@@ -129,13 +144,14 @@ export function createCandleHistory(
   }
 
   function pushRow(series: Series, t: number, o: number, h: number, l: number, c: number, v: number): void {
-    const cols = series.cols;
     if (series.len === 2 * MAX_HISTORY) {
-      // set() of a subarray: a plain copy in QuickJS, where copyWithin goes element by element.
-      for (let k = 0; k < 6; k++) cols[k]!.set(cols[k]!.subarray(MAX_HISTORY));
-      series.copyOf.fill(-1);
+      // New buffers holding the last MAX_HISTORY rows: windows and views handed out keep the old ones.
+      const fresh = newRows();
+      for (let k = 0; k < 6; k++) fresh.cols[k]!.set(series.rows.cols[k]!.subarray(MAX_HISTORY));
+      series.rows = fresh;
       series.len = MAX_HISTORY;
     }
+    const cols = series.rows.cols;
     const i = series.len++;
     cols[0]![i] = t;
     cols[1]![i] = o;
@@ -146,9 +162,8 @@ export function createCandleHistory(
   }
 
   function register(s: number, tf: number): Series {
-    const cols: Float64Array[] = [];
-    for (let k = 0; k < 6; k++) cols.push(new F64(2 * MAX_HISTORY));
-    const series: Series = { cols, len: 0, buckets: null, copies: [null, null, null, null, null, null], copyOf: new F64(6).fill(-1) };
+    const series: Series = { rows: newRows(), len: 0, buckets: null };
+    const cols = series.rows.cols;
     const seed = new F64(hostHistory(s, tf));
     const rows = seed[0]!;
     for (let k = 0; k < 6; k++) cols[k]!.set(seed.subarray(HISTORY_SEED_HEADER + k * rows, HISTORY_SEED_HEADER + (k + 1) * rows));
@@ -174,7 +189,7 @@ export function createCandleHistory(
         if (series.buckets !== null) series.buckets.push(t, o, h, l, c, v);
         else if (series.len < 2 * MAX_HISTORY) {
           // pushRow, written out: this runs on every candle.
-          const cols = series.cols;
+          const cols = series.rows.cols;
           const i = series.len++;
           cols[0]![i] = t;
           cols[1]![i] = o;
@@ -194,7 +209,7 @@ export function createCandleHistory(
       const tf = options === undefined ? 0 : timeframeIndex(options);
       const series = byKey[tf * nSym + s] ?? register(s, tf);
       const n = length < series.len ? length : series.len;
-      return { __proto__: WINDOW, _s: series, _f: series.len - n, length: n } as unknown as HistoryWindow;
+      return { __proto__: WINDOW, _s: series.rows, _f: series.len - n, length: n } as unknown as HistoryWindow;
     },
     /** Index of `options.timeframe` among the run's timeframes (0: the run's own); throws the strategy-facing error. */
     timeframeIndex,
