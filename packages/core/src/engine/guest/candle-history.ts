@@ -60,39 +60,38 @@ function columnView(rows: Rows, k: number, from: number, length: number): Float6
   return view;
 }
 
+/** The fields of a window: the buffers it reads, its first row and its row count. */
+interface WindowFields {
+  _s: Rows;
+  _f: number;
+  length: number;
+}
+
 /**
- * The last closed candles of a symbol, as columns (views, see `columnView`): an object literal
- * of three fields over this prototype, since objects are costly to build in QuickJS, one
- * property at a time, and class instances more so.
+ * The prototype of every window `ctx.history` answers: each is an object literal of the three
+ * `WindowFields` over it (objects are costly to build in QuickJS, one property at a time, and
+ * class instances more so), and its columns are views made on first read (`columnView`).
  */
-class CandleWindow implements HistoryWindow {
-  readonly length: number;
-  private readonly _s: Rows;
-  private readonly _f: number;
-  constructor(series: Rows, from: number, length: number) {
-    this._s = series;
-    this._f = from;
-    this.length = length;
-  }
+const WINDOW: ThisType<WindowFields> & Omit<HistoryWindow, 'length'> = {
   get time(): Float64Array {
     return columnView(this._s, 0, this._f, this.length);
-  }
+  },
   get open(): Float64Array {
     return columnView(this._s, 1, this._f, this.length);
-  }
+  },
   get high(): Float64Array {
     return columnView(this._s, 2, this._f, this.length);
-  }
+  },
   get low(): Float64Array {
     return columnView(this._s, 3, this._f, this.length);
-  }
+  },
   get close(): Float64Array {
     return columnView(this._s, 4, this._f, this.length);
-  }
+  },
   get volume(): Float64Array {
     return columnView(this._s, 5, this._f, this.length);
-  }
-}
+  },
+};
 
 /**
  * `ctx.history` for backtests and live runs. Nothing is kept for a symbol and timeframe until the
@@ -102,7 +101,6 @@ class CandleWindow implements HistoryWindow {
  *
  * `timeframes[0]` is the run's own timeframe; the others are the strategy's `meta.timeframes`.
  */
-const WINDOW = CandleWindow.prototype;
 export function createCandleHistory(
   symbols: readonly string[],
   timeframes: readonly { name: string; ms: number }[],
