@@ -3,9 +3,9 @@ import type { LiveExitKind } from '../engine/model/codes.js';
 import type { LiveAccountState, LiveIntent } from '../engine/guest/live-state.js';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { ExchangeCandle } from '../ports/exchange-gateway.js';
-import { INDICATOR_DEFS, INDICATOR_KINDS, indicatorOutputs, indicatorSpecProblem } from '../indicators/indicator-kinds.js';
+import { indicatorOutputs } from '../indicators/indicator-kinds.js';
 import { buildHistorySeed } from '../engine/history-seed.js';
-import { createHostIndicator, type HostIndicator } from '../engine/host-indicator.js';
+import { createHostIndicator, guestIndicatorSpec, type HostIndicator } from '../engine/host-indicator.js';
 import { MAX_HISTORY } from '../engine/guest/candle-history.js';
 import { runTimeframes, type RunTimeframe } from '../engine/run-timeframes.js';
 import type { TimeframeName } from '../ports/market-data.js';
@@ -198,20 +198,17 @@ export async function openLiveSession(input: LiveOpenInput, limits: LiveLimits):
       };
     };
     const hostInd = vm.newFunction('hostInd', (kindH, sH, tfH, a0H, a1H, a2H, outH) => {
-      const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
       const s = vm.getNumber(sH);
       const tf = vm.getNumber(tfH);
       const out = vm.getNumber(outH);
-      if (kind === undefined || !knownSymbol(s) || !knownTimeframe(tf)) return { error: vm.newError({ name: 'TypeError', message: 'unknown indicator' }) };
-      const args = [vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H)].slice(0, INDICATOR_DEFS[kind].params.length);
-      const key = `${kind}/${s}/${tf}/${args.join(',')}`;
+      if (!knownSymbol(s) || !knownTimeframe(tf)) return { error: vm.newError({ name: 'TypeError', message: 'unknown indicator' }) };
+      const spec = guestIndicatorSpec(vm.getNumber(kindH), vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H));
+      if (typeof spec === 'string') return { error: vm.newError({ name: 'TypeError', message: spec }) };
+      const key = `${spec.kind}/${s}/${tf}/${spec.args.join(',')}`;
       let ind = indicators.get(key);
       if (!ind) {
-        const spec = { kind, args };
-        const problem = indicatorSpecProblem(spec);
-        if (problem) return { error: vm.newError({ name: 'TypeError', message: problem }) };
         const used = [...indicators.values()].reduce((n, i) => n + i.outputs, 0);
-        if (used + indicatorOutputs(kind) > limits.maxIndicators)
+        if (used + indicatorOutputs(spec.kind) > limits.maxIndicators)
           return { error: vm.newError({ name: 'RangeError', message: `A strategy can use at most ${limits.maxIndicators} indicator series` }) };
         ind = createHostIndicator(spec, s, timeframes[tf]!.ms, baseMs);
         for (const c of histories[s]!.candles) ind.feed(c.time, c.open, c.high, c.low, c.close, c.volume);

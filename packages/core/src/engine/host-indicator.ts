@@ -1,5 +1,5 @@
 import { createIndicator } from '../indicators/create-indicator.js';
-import { indicatorOutputs, type IndicatorSpec } from '../indicators/indicator-kinds.js';
+import { INDICATOR_DEFS, INDICATOR_KINDS, indicatorOutputs, indicatorSpecProblem, type IndicatorSpec } from '../indicators/indicator-kinds.js';
 import { createTimeframeBuckets } from './model/timeframe-buckets.js';
 
 /**
@@ -27,4 +27,15 @@ export function createHostIndicator(spec: IndicatorSpec, s: number, tfMs: number
   }
   const buckets = createTimeframeBuckets(tfMs, baseMs, (t, _o, h, l, c, v) => state.update(h, l, c, v, t, last));
   return { s, outputs, last, feed: (t, o, h, l, c, v) => buckets.push(t, o, h, l, c, v) };
+}
+
+/**
+ * The spec the guest asked for by kind code and up to three arguments (NaN past the kind's
+ * count), checked as `indicatorSpecProblem` does; a string says why it cannot be.
+ */
+export function guestIndicatorSpec(code: number, a0: number, a1: number, a2: number): IndicatorSpec | string {
+  const kind = INDICATOR_KINDS[code];
+  if (kind === undefined) return 'unknown indicator';
+  const spec = { kind, args: [a0, a1, a2].slice(0, INDICATOR_DEFS[kind].params.length) };
+  return indicatorSpecProblem(spec) ?? spec;
 }

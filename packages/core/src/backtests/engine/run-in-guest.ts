@@ -1,7 +1,6 @@
 import { isStratboxError } from '../../errors/stratbox-error.js';
-import { INDICATOR_DEFS, INDICATOR_KINDS, indicatorSpecProblem } from '../../indicators/indicator-kinds.js';
 import { buildHistorySeed } from '../../engine/history-seed.js';
-import { createHostIndicator, type HostIndicator } from '../../engine/host-indicator.js';
+import { createHostIndicator, guestIndicatorSpec, type HostIndicator } from '../../engine/host-indicator.js';
 import { MAX_HISTORY } from '../../engine/guest/candle-history.js';
 import { runTimeframes } from '../../engine/run-timeframes.js';
 import { TIMEFRAME_MS, type TimeframeName } from '../../ports/market-data.js';
@@ -189,13 +188,11 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     const knownTimeframe = (tf: number) => Number.isInteger(tf) && tf >= 0 && tf < timeframes.length;
 
     const register = vm.newFunction('register', (kindH, sH, tfH, a0H, a1H, a2H) => {
-      const kind = INDICATOR_KINDS[vm.getNumber(kindH)];
       const s = vm.getNumber(sH);
       const tf = vm.getNumber(tfH);
-      if (kind === undefined || !knownSymbol(s) || !knownTimeframe(tf)) throw new TypeError('unknown indicator');
-      const spec = { kind, args: [vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H)].slice(0, INDICATOR_DEFS[kind].params.length) };
-      const problem = indicatorSpecProblem(spec);
-      if (problem) throw new TypeError(problem);
+      if (!knownSymbol(s) || !knownTimeframe(tf)) throw new TypeError('unknown indicator');
+      const spec = guestIndicatorSpec(vm.getNumber(kindH), vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H));
+      if (typeof spec === 'string') throw new TypeError(spec);
       const ind = createHostIndicator(spec, s, timeframes[tf]!.ms, baseMs);
       const { time, open, high, low, close, volume } = job.candles[s]!;
       for (let p = 0; p < nextPos[s]!; p++) ind.feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
