@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxPool } from './backtest-pool.js';
-import { candlesOf, MINUTE, T0 } from './test-fixtures.js';
+import { candlesOf, flat, MINUTE, T0 } from './test-fixtures.js';
 
 const pool = createSandboxPool({ size: 1 });
 afterAll(() => pool.close());
@@ -68,6 +68,61 @@ describe('indicators inside a run', () => {
       'AAA/USDT 4 NaN',
       'BBB/USDT 4 33.33333333333333',
     ]);
+  });
+
+  it('read a higher timeframe through a kept options object changed between calls, or a new one, for two symbols, as computed independently', async () => {
+    const n = 400;
+    const closeOf = (sym: number, i: number) => 100 + sym * 50 + 10 * Math.sin(i / (11 + sym * 6)) + (i % 7) / 3;
+    const mk = (sym: number) => candlesOf(Array.from({ length: n }, (_, i) => flat(closeOf(sym, i))));
+    /** The close of each closed bucket of `m` minutes as of minute i (a bucket closes with its last minute), then an SMA or EMA of `p` of them. */
+    const bucketCloses = (sym: number, m: number, i: number) => Array.from({ length: Math.floor((i + 1) / m) }, (_, k) => closeOf(sym, k * m + m - 1));
+    const smaOf = (xs: number[], p: number) => (xs.length < p ? NaN : xs.slice(-p).reduce((a, b) => a + b, 0) / p);
+    const emaOf = (xs: number[], p: number) => {
+      if (xs.length < p) return NaN;
+      let v = smaOf(xs.slice(0, p), p);
+      for (let k = p; k < xs.length; k++) v += (2 / (p + 1)) * (xs[k]! - v);
+      return v;
+    };
+    // One object whose timeframe changes between two calls in a row, the same object for the other symbol, a new object, and the run's own timeframe named.
+    const source = `export const meta = { timeframes: ['5m', '15m'] };
+      const OPT = { timeframe: '5m' };
+      export function onCandle(ctx, c) {
+        const other = c.symbol === 'AAA/USDT' ? 'BBB/USDT' : 'AAA/USDT';
+        const i = (c.time - ${T0}) / ${MINUTE};
+        OPT.timeframe = '5m';
+        const a5 = ctx.indicators.sma(c.symbol, 3, OPT);
+        OPT.timeframe = '15m';
+        const a15 = ctx.indicators.sma(c.symbol, 3, OPT);
+        const o15 = ctx.indicators.sma(other, 3, OPT);
+        const e15 = ctx.indicators.ema(other, 4, { timeframe: '15m' });
+        const d = ctx.indicators.sma(c.symbol, 3, { timeframe: '1m' });
+        ctx.log([c.symbol, i, a5, a15, o15, e15, d].join(' '));
+      }`;
+    const r = await pool.runBacktest({ source, symbols: ['AAA/USDT', 'BBB/USDT'], candles: { 'AAA/USDT': mk(0), 'BBB/USDT': mk(1) }, timeframe: '1m' });
+    expect(r.logs).toHaveLength(2 * n);
+    let compared = 0;
+    for (const line of r.logs) {
+      const [symbol, iText, ...got] = line.message.split(' ') as [string, string, ...string[]];
+      const i = Number(iText);
+      const sym = symbol === 'AAA/USDT' ? 0 : 1;
+      // The other symbol has closed minute i too when it comes first in the run, else minute i - 1.
+      const otherSeen = sym === 0 ? i - 1 : i;
+      const expected = [
+        smaOf(bucketCloses(sym, 5, i), 3),
+        smaOf(bucketCloses(sym, 15, i), 3),
+        otherSeen < 0 ? NaN : smaOf(bucketCloses(1 - sym, 15, otherSeen), 3),
+        otherSeen < 0 ? NaN : emaOf(bucketCloses(1 - sym, 15, otherSeen), 4),
+        smaOf(bucketCloses(sym, 1, i), 3),
+      ];
+      expected.forEach((want, k) => {
+        if (Number.isNaN(want)) expect(got[k], line.message).toBe('NaN');
+        else {
+          expect(Number(got[k]), line.message).toBeCloseTo(want, 9);
+          compared++;
+        }
+      });
+    }
+    expect(compared).toBeGreaterThan(3000);
   });
 
   it('fails with a clear message for a bad period', async () => {

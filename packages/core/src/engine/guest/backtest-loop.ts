@@ -27,8 +27,8 @@ const FAST_PERIODS = 4096;
  * batch: the host computes every registered indicator series for each batch of candles, and the
  * guest reads a value by index, so an indicator call is an array read at the candle the loop
  * points at (`readIdx`: the candle just closed, or the one being filled). They share one closure
- * because the loop moves `readIdx` on every candle. The loop appends each closed candle of a
- * symbol the strategy reads the history of (candle-history.ts) before `onCandle`.
+ * because the loop moves `readIdx` on every candle. `ctx.history` takes the batch's candles the
+ * same way, as far as `readIdx` when read (candle-history.ts), so the loop does nothing for it per candle.
  * The loop keeps the run's clock (`now`), which the account and the orders read: create the
  * loop, then the parts with `loop.now`, then `attach` them before the first batch.
  */
@@ -44,23 +44,28 @@ export function createBacktestLoop(
   const resolve = createSymbolResolver(symbols, 'run');
   let readIdx = 0;
   const history = createCandleHistory(symbols, timeframes, symIdx, (s, tf) => host.history(s, tf, readIdx));
+  const readHistory = history.read;
   const timeframeIndex = history.timeframeIndex;
-  const histOn = history.on;
-  const appendHistory = history.append;
   /*
-   * Series ids of the one-period kinds (sma, ema, rsi, atr: codes 0 to 3) by period, per symbol
-   * and timeframe (`tf * nSym + s`), stored as id + 1; other calls go through `keyed`.
+   * Where the values of the one-period kinds (sma, ema, rsi, atr: codes 0 to 3) are, by period,
+   * per symbol and timeframe (`tf * nSym + s`): the series' offset in `IND` (`1 + id * stride`,
+   * redone when the batch size changes), 0 for none; other calls go through `keyed`. An offset,
+   * not an id: a read is then one addition, the fewest bytecodes for the call made most often.
    */
   const nFast = nSym * timeframes.length;
   /**
    * The period map of a symbol and timeframe with no series of a kind yet: all zeros (no
    * series), never written, so an indicator call looks its period up with no test for a missing map.
    */
-  const NO_PERIODS = new Int16Array(FAST_PERIODS);
-  const smaM: Int16Array[] = [];
-  const emaM: Int16Array[] = [];
-  const rsiM: Int16Array[] = [];
-  const atrM: Int16Array[] = [];
+  const NO_PERIODS = new Int32Array(FAST_PERIODS);
+  const smaM: Int32Array[] = [];
+  const emaM: Int32Array[] = [];
+  const rsiM: Int32Array[] = [];
+  const atrM: Int32Array[] = [];
+  /** Every period map entry written, as map, period and series id: their offsets change with the batch size. */
+  const entryMaps: Int32Array[] = [];
+  const entryPeriods: number[] = [];
+  const entryIds: number[] = [];
   for (let k = 0; k < nFast; k++) {
     smaM.push(NO_PERIODS);
     emaM.push(NO_PERIODS);
@@ -68,7 +73,8 @@ export function createBacktestLoop(
     atrM.push(NO_PERIODS);
   }
   const fastMaps = [smaM, emaM, rsiM, atrM];
-  let IND = new F64(0);
+  /** The indicator values of the batch, one element after a spare one (so no offset is 0): series `id` at `1 + id * stride`. */
+  let IND = new F64(1);
   let stride = 1;
   let indCount = 0;
   /** Batches run so far: with `readIdx`, names the point of the run a value is read at. */
@@ -78,10 +84,29 @@ export function createBacktestLoop(
   /* The symbol of the last ctx call, and its period maps: most calls name the candle's symbol again. */
   let lastSymName: unknown = null;
   let lastSymIdx = -1;
-  let curSma: Int16Array = NO_PERIODS;
-  let curEma: Int16Array = NO_PERIODS;
-  let curRsi: Int16Array = NO_PERIODS;
-  let curAtr: Int16Array = NO_PERIODS;
+  let curSma: Int32Array = NO_PERIODS;
+  let curEma: Int32Array = NO_PERIODS;
+  let curRsi: Int32Array = NO_PERIODS;
+  let curAtr: Int32Array = NO_PERIODS;
+  /*
+   * The timeframe last named in an indicator's options (a name never given until then), its
+   * index, and the kinds' period maps at it for `lastSymIdx`: a strategy names one timeframe
+   * again and again (`sma(symbol, 20, H4)`), and such a call is then a map read too.
+   */
+  const NO_NAME = {};
+  let optName: unknown = NO_NAME;
+  let optTf = 0;
+  let optSma: Int32Array = NO_PERIODS;
+  let optEma: Int32Array = NO_PERIODS;
+  let optRsi: Int32Array = NO_PERIODS;
+  let optAtr: Int32Array = NO_PERIODS;
+  function setOptionMaps(): void {
+    const at = optTf * nSym + lastSymIdx;
+    optSma = smaM[at]!;
+    optEma = emaM[at]!;
+    optRsi = rsiM[at]!;
+    optAtr = atrM[at]!;
+  }
 
   function symIdx(symbol: unknown): number {
     if (symbol === lastSymName) return lastSymIdx;
@@ -92,6 +117,7 @@ export function createBacktestLoop(
     curEma = emaM[i]!;
     curRsi = rsiM[i]!;
     curAtr = atrM[i]!;
+    setOptionMaps();
     return i;
   }
 
@@ -101,9 +127,9 @@ export function createBacktestLoop(
     if (indCount + k > maxIndicators) throw new RangeError(`A strategy can use at most ${maxIndicators} indicator series`);
     const block = new F64(hostRegister(code, s, tf, args.length > 0 ? args[0]! : NaN, args.length > 1 ? args[1]! : NaN, args.length > 2 ? args[2]! : NaN));
     const id = indCount;
-    const grown = new F64((indCount + k) * stride);
-    grown.set(IND.subarray(0, indCount * stride));
-    grown.set(block, indCount * stride);
+    const grown = new F64(1 + (indCount + k) * stride);
+    grown.set(IND.subarray(0, 1 + indCount * stride));
+    grown.set(block, 1 + indCount * stride);
     IND = grown;
     indCount += k;
     return id;
@@ -118,7 +144,7 @@ export function createBacktestLoop(
     if (typeof period === 'number' && period >= 1 && period < FAST_PERIODS && period === (period | 0)) {
       let m = maps[at]!;
       if (m === NO_PERIODS) {
-        m = maps[at] = new Int16Array(FAST_PERIODS);
+        m = maps[at] = new Int32Array(FAST_PERIODS);
         if (s === lastSymIdx && tf === 0) {
           curSma = smaM[s]!;
           curEma = emaM[s]!;
@@ -127,10 +153,13 @@ export function createBacktestLoop(
         }
       }
       const found = m[period]!;
-      if (found > 0) return found - 1;
+      if (found > 0) return (found - 1) / stride;
       one[0] = period;
       const id = register(code, s, tf, parseIndicatorCall(INDICATOR_KINDS[code]!, one, timeframeIndex, call).args);
-      m[period] = id + 1;
+      m[period] = 1 + id * stride;
+      entryMaps.push(m);
+      entryPeriods.push(period);
+      entryIds.push(id);
       return id;
     }
     one[0] = period;
@@ -148,11 +177,6 @@ export function createBacktestLoop(
   /** `(symbol, period?, options?)` of a one-period kind with options, or a period left out. */
   function periodCall(code: number, symbol: unknown, period: unknown, options: unknown): number {
     const s = symbol === lastSymName ? lastSymIdx : symIdx(symbol);
-    if (typeof options === 'object' && options !== null) {
-      // A registered period at a timeframe: one map read, as at the run's own timeframe.
-      const id = fastMaps[code]![timeframeIndex(options) * nSym + s]![period as number]! - 1;
-      if (id >= 0) return IND[id * stride + readIdx]!;
-    }
     let p = period;
     let tf = 0;
     if (p !== null && typeof p === 'object') {
@@ -162,48 +186,78 @@ export function createBacktestLoop(
     if (p === undefined) p = INDICATOR_DEFS[INDICATOR_KINDS[code]!].params[0]!.default;
     // The id first: registering replaces IND.
     const id = periodId(code, s, tf, p);
-    return IND[id * stride + readIdx]!;
+    if (options !== null && typeof options === 'object') {
+      const name = (options as { timeframe?: unknown }).timeframe;
+      if (typeof name === 'string') {
+        optName = name;
+        optTf = tf;
+        setOptionMaps();
+      }
+    }
+    return IND[1 + id * stride + readIdx]!;
   }
 
   const indicators = createIndicatorApi(
     (code, symbol, c, values) => {
       const id = keyedId(code, symIdx(symbol), c.tf, c.args);
       const n = INDICATOR_DEFS[INDICATOR_KINDS[code]!].outputs.length;
-      for (let o = 0; o < n; o++) values[o] = IND[(id + o) * stride + readIdx]!;
+      for (let o = 0; o < n; o++) values[o] = IND[1 + (id + o) * stride + readIdx]!;
       return id;
     },
     timeframeIndex,
     {
       // `if (options)`, not `!== undefined`: two bytecodes fewer on every call; an options object is truthy.
       sma(symbol: string, period: number, options?: unknown): number {
-        if (options) return periodCall(0, symbol, period, options);
+        if (options) {
+          if ((options as { timeframe?: unknown }).timeframe === optName && symbol === lastSymName) {
+            const off = optSma[period]!;
+            if (off > 0) return IND[off + readIdx]!;
+          }
+          return periodCall(0, symbol, period, options);
+        }
         if (symbol !== lastSymName) symIdx(symbol);
-        let id = curSma[period]! - 1;
-        if (!(id >= 0)) id = periodId(0, lastSymIdx, 0, period);
-        return IND[id * stride + readIdx]!;
+        let off = curSma[period]!;
+        // The id first: registering replaces IND.
+        if (!(off > 0)) off = 1 + periodId(0, lastSymIdx, 0, period) * stride;
+        return IND[off + readIdx]!;
       },
       ema(symbol: string, period: number, options?: unknown): number {
-        if (options) return periodCall(1, symbol, period, options);
+        if (options) {
+          if ((options as { timeframe?: unknown }).timeframe === optName && symbol === lastSymName) {
+            const off = optEma[period]!;
+            if (off > 0) return IND[off + readIdx]!;
+          }
+          return periodCall(1, symbol, period, options);
+        }
         if (symbol !== lastSymName) symIdx(symbol);
-        let id = curEma[period]! - 1;
-        if (!(id >= 0)) id = periodId(1, lastSymIdx, 0, period);
-        return IND[id * stride + readIdx]!;
+        let off = curEma[period]!;
+        // The id first: registering replaces IND.
+        if (!(off > 0)) off = 1 + periodId(1, lastSymIdx, 0, period) * stride;
+        return IND[off + readIdx]!;
       },
       rsi(symbol: string, period?: number, options?: unknown): number {
+        if (options && (options as { timeframe?: unknown }).timeframe === optName && symbol === lastSymName) {
+          const off = optRsi[period === undefined ? 14 : period]!;
+          if (off > 0) return IND[off + readIdx]!;
+        }
         if (options || (period !== undefined && typeof period !== 'number')) return periodCall(2, symbol, period, options);
         const p = period === undefined ? 14 : period;
         if (symbol !== lastSymName) symIdx(symbol);
-        let id = curRsi[p]! - 1;
-        if (!(id >= 0)) id = periodId(2, lastSymIdx, 0, p);
-        return IND[id * stride + readIdx]!;
+        let off = curRsi[p]!;
+        if (!(off > 0)) off = 1 + periodId(2, lastSymIdx, 0, p) * stride;
+        return IND[off + readIdx]!;
       },
       atr(symbol: string, period?: number, options?: unknown): number {
+        if (options && (options as { timeframe?: unknown }).timeframe === optName && symbol === lastSymName) {
+          const off = optAtr[period === undefined ? 14 : period]!;
+          if (off > 0) return IND[off + readIdx]!;
+        }
         if (options || (period !== undefined && typeof period !== 'number')) return periodCall(3, symbol, period, options);
         const p = period === undefined ? 14 : period;
         if (symbol !== lastSymName) symIdx(symbol);
-        let id = curAtr[p]! - 1;
-        if (!(id >= 0)) id = periodId(3, lastSymIdx, 0, p);
-        return IND[id * stride + readIdx]!;
+        let off = curAtr[p]!;
+        if (!(off > 0)) off = 1 + periodId(3, lastSymIdx, 0, p) * stride;
+        return IND[off + readIdx]!;
       },
     },
     () => batchNo * 262_144 + readIdx,
@@ -248,9 +302,14 @@ export function createBacktestLoop(
     const Cl = new F64(buf, n * 32, n);
     const Vo = new F64(buf, n * 40, n);
     batchNo++;
-    stride = n + 1;
-    IND = new F64(buf, n * 6 * 8, indCount * stride);
+    if (stride !== n + 1) {
+      stride = n + 1;
+      for (let k = 0; k < entryMaps.length; k++) entryMaps[k]![entryPeriods[k]!] = 1 + entryIds[k]! * stride;
+    }
+    // From the last volume on, a spare element before the first series (see `IND`).
+    IND = new F64(buf, (n * 6 - 1) * 8, 1 + indCount * stride);
     const Sy = new Int32Array(buf, (n * 6 + indCount * stride) * 8, n);
+    history.beginBatch([Tm, Op, Hi, Lo, Cl, Vo], Sy, n);
     for (let i = 0; i < n; i++) {
       const t = Tm[i]!;
       let s = Sy[i]!;
@@ -267,7 +326,6 @@ export function createBacktestLoop(
         held = open[s]!;
       }
       if (held !== 0) lastPrice[s] = Cl[i]!;
-      if (histOn[s] !== 0) appendHistory(s, t, Op[i]!, Hi[i]!, Lo[i]!, Cl[i]!, Vo[i]!);
       if (call) {
         const cd = candles[s]!;
         cd.time = t;
@@ -284,13 +342,14 @@ export function createBacktestLoop(
         }
       }
     }
+    history.endBatch();
     return (book.tradeCount > 0 ? 1 : 0) | (logs.hasLines() ? 2 : 0) | (book.stateCount > 0 ? 4 : 0);
   }
 
   return {
     indicators,
-    /** `ctx.history`. */
-    history: history.read,
+    /** `ctx.history`: what has closed as of `readIdx`. */
+    history: (symbol: unknown, length: unknown, options?: unknown) => readHistory(symbol, length, options, readIdx),
     symIdx,
     runBatch,
     /** The run's clock, for the account, the orders and `ctx.now()`: one call, no wrapper. */

@@ -121,6 +121,102 @@ describe('ctx.history', () => {
     expect(Array.from(h.read('BTC/USDT', 2).close)).toEqual([long.close[long.length - 2], long.close[long.length - 1]]);
   });
 
+  /**
+   * A backtest's way: batches of `size` candles of two symbols (AAA every hour, BBB with gaps),
+   * reads at batch index `upTo` as the loop makes them, and the history registered mid-batch.
+   */
+  function batched(size: number, symbols: 1 | 2) {
+    const a = hourly(2 * MAX_HISTORY + 400, start);
+    const b = hourly(symbols === 2 ? 2 * MAX_HISTORY + 400 : 0, start, new Set(Array.from({ length: 2000 }, (_, i) => 3 * i + 1)));
+    // Merged in time order, AAA first at equal times; the first 30 are warm-up candles (symbol -1 - s).
+    const order: Array<[number, number]> = [];
+    for (let i = 0, j = 0; i < a.length || j < b.length; ) {
+      if (j >= b.length || (i < a.length && a.time[i]! <= b.time[j]!)) order.push([0, i++]);
+      else order.push([1, j++]);
+    }
+    const cols = [a, b];
+    let base = 0;
+    const seen = [0, 0];
+    const names = ['AAA/USDT', 'BBB/USDT'].slice(0, symbols);
+    const history = createCandleHistory(
+      names,
+      [
+        { name: '1h', ms: H },
+        { name: '4h', ms: H4 },
+      ],
+      createSymbolResolver(names, 'run'),
+      (s, tf) => buildHistorySeed(cols[s]!, seen[s]!, tf === 0 ? H : H4, H, MAX_HISTORY).buffer as ArrayBuffer,
+    );
+    return {
+      order,
+      cols,
+      history,
+      /** Runs the batches, calling `at(row, upTo)` for every candle with `seen` as of it. */
+      run(at: (k: number, upTo: number) => void) {
+        for (base = 0; base < order.length; base += size) {
+          const n = Math.min(size, order.length - base);
+          const batch = Array.from({ length: 6 }, () => new Float64Array(n));
+          const codes = new Int32Array(n);
+          for (let r = 0; r < n; r++) {
+            const [s, i] = order[base + r]!;
+            const c = cols[s]!;
+            [c.time, c.open, c.high, c.low, c.close, c.volume].forEach((col, k) => {
+              batch[k]![r] = col[i]!;
+            });
+            codes[r] = base + r < 30 ? -1 - s : s;
+          }
+          history.beginBatch(batch, codes, n);
+          for (let r = 0; r < n; r++) {
+            seen[order[base + r]![0]]!++;
+            at(base + r, r + 1);
+          }
+          history.endBatch();
+        }
+      },
+    };
+  }
+
+  it('in a backtest, takes the candles of a batch as far as a read is made, for one symbol or two, across batches and a full buffer', () => {
+    for (const [size, symbols] of [
+      [1, 2],
+      [7, 2],
+      [512, 2],
+      [1, 1],
+      [512, 1],
+    ] as const) {
+      const t = batched(size, symbols);
+      let kept: { w: ReturnType<typeof t.history.read>; close: number[] } | null = null;
+      let checked = 0;
+      t.run((k, upTo) => {
+        const [s, i] = t.order[k]!;
+        const symbol = s === 0 ? 'AAA/USDT' : 'BBB/USDT';
+        const c = t.cols[s]!;
+        // AAA read on most candles (from candle 5), BBB every 5th candle from 100, 4h of AAA from 3000.
+        if (s === 0 && i >= 5 && i % 4 !== 3) {
+          const w = t.history.read(symbol, 50, undefined, upTo);
+          expect(w.length).toBe(Math.min(50, i + 1));
+          expect(w.close[w.length - 1]).toBe(c.close[i]);
+          expect(w.time[0]).toBe(c.time[i + 1 - w.length]);
+          if (i === 200) kept = { w, close: Array.from(w.close) };
+          checked++;
+        }
+        if (s === 1 && k >= 100 && k % 5 === 0) {
+          const w = t.history.read(symbol, 3, undefined, upTo);
+          expect(Array.from(w.close)).toEqual([c.close[i - 2], c.close[i - 1], c.close[i]]);
+          checked++;
+        }
+        if (s === 0 && i >= 3000 && i % 97 === 0) {
+          const w = t.history.read(symbol, 100, { timeframe: '4h' }, upTo);
+          expect(rowsOf(w)).toEqual(fourHourly(c, i + 1).slice(-100));
+          checked++;
+        }
+      });
+      expect(checked).toBeGreaterThan(symbols === 2 ? 7000 : 5000);
+      // A window read early keeps its values after the buffers were replaced.
+      expect(Array.from(kept!.w.close)).toEqual(kept!.close);
+    }
+  });
+
   it('refuses bad lengths, unknown symbols and undeclared timeframes with clear errors', () => {
     const h = drive(c, 5, 10);
     expect(() => h.read('BTC/USDT', 0)).toThrow(/length must be an integer from 1 to 5000/);
