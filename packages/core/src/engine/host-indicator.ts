@@ -1,5 +1,6 @@
 import { createIndicator } from '../indicators/create-indicator.js';
 import { INDICATOR_DEFS, INDICATOR_KINDS, indicatorOutputs, indicatorSpecProblem, type IndicatorSpec } from '../indicators/indicator-kinds.js';
+import type { StreamingIndicator } from '../indicators/streaming-indicator.js';
 import { createTimeframeBuckets } from './model/timeframe-buckets.js';
 
 /**
@@ -15,6 +16,8 @@ export interface HostIndicator {
   /** The outputs as of the last candle fed (NaN until ready). */
   readonly last: Float64Array;
   feed(time: number, open: number, high: number, low: number, close: number, volume: number): void;
+  /** At the base timeframe, the indicator `feed` updates: callers on a hot path may update it directly (into `last`). */
+  readonly direct: StreamingIndicator | null;
 }
 
 /** A series of `spec` on symbol `s` at a timeframe of `tfMs` over base candles of `baseMs`. The spec must be valid. */
@@ -23,10 +26,10 @@ export function createHostIndicator(spec: IndicatorSpec, s: number, tfMs: number
   const outputs = indicatorOutputs(spec.kind);
   const last = new Float64Array(outputs).fill(Number.NaN);
   if (tfMs === baseMs) {
-    return { s, outputs, last, feed: (t, _o, h, l, c, v) => state.update(h, l, c, v, t, last) };
+    return { s, outputs, last, feed: (t, _o, h, l, c, v) => state.update(h, l, c, v, t, last), direct: state };
   }
   const buckets = createTimeframeBuckets(tfMs, baseMs, (t, _o, h, l, c, v) => state.update(h, l, c, v, t, last));
-  return { s, outputs, last, feed: (t, o, h, l, c, v) => buckets.push(t, o, h, l, c, v) };
+  return { s, outputs, last, feed: (t, o, h, l, c, v) => buckets.push(t, o, h, l, c, v), direct: null };
 }
 
 /**

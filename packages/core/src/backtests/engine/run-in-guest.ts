@@ -158,13 +158,27 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
 
     const fillBlock = (ind: HostIndicator, dst: Float64Array, base: number, start: number, n: number) => {
       const { time, open, high, low, close, volume } = job.candles[ind.s]!;
-      const { s, last, outputs } = ind;
+      const { s, last, outputs, feed, direct } = ind;
+      if (outputs === 1 && direct !== null) {
+        // The common case (one output, the run's timeframe) with no call in between: half the time of the general loop.
+        let value = last[0]!;
+        dst[base] = value;
+        for (let i = 0; i < n; i++) {
+          if (sym[start + i] === s) {
+            const p = pos[start + i]!;
+            direct.update(high[p]!, low[p]!, close[p]!, volume[p]!, time[p]!, last);
+            value = last[0]!;
+          }
+          dst[base + 1 + i] = value;
+        }
+        return;
+      }
       const stride = n + 1;
       for (let o = 0; o < outputs; o++) dst[base + o * stride] = last[o]!;
       for (let i = 0; i < n; i++) {
         if (sym[start + i] === s) {
           const p = pos[start + i]!;
-          ind.feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
+          feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
         }
         for (let o = 0; o < outputs; o++) dst[base + o * stride + 1 + i] = last[o]!;
       }

@@ -5,7 +5,7 @@ class Sma implements StreamingIndicator {
   readonly outputs = 1;
   private readonly w: RollingWindow;
   constructor(period: number) {
-    this.w = new RollingWindow(period);
+    this.w = new RollingWindow(period, false);
   }
   update(_h: number, _l: number, c: number, _v: number, _t: number, out: Float64Array): void {
     this.w.push(c);

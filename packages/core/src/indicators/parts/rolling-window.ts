@@ -3,7 +3,8 @@
  * in amortized O(1) per push. The sums are kept of the values minus a shift, a value of the
  * window, so sums of squares keep their precision at large prices and after long drifts: every
  * `period` pushes they are recomputed exactly from the stored values around the latest value, so
- * rounding never accumulates and the shift never strays far from the window. A window of equal
+ * rounding never accumulates and the shift never strays far from the window (a window asked for
+ * its mean alone, which cancels nothing, is recomputed every 4096 pushes). A window of equal
  * values (and any window of one value) has exactly that value as its mean and a deviation of
  * exactly 0. Allocates nothing after construction.
  */
@@ -19,8 +20,16 @@ export class RollingWindow {
   /** How many of the latest values are equal to `last`. */
   private run = 0;
 
-  constructor(private readonly period: number) {
+  /** Pushes between exact recomputes. */
+  private readonly exactEvery: number;
+
+  /** `deviation`: whether `std()` will be asked for (its sums of squares need the recompute every `period` pushes). */
+  constructor(
+    private readonly period: number,
+    deviation = true,
+  ) {
     this.buf = new Float64Array(period);
+    this.exactEvery = deviation ? period : Math.max(period, 4096);
   }
 
   push(x: number): void {
@@ -38,7 +47,7 @@ export class RollingWindow {
     this.sumSq += v * v;
     this.run = x === this.last ? this.run + 1 : 1;
     this.last = x;
-    if (++this.sinceExact >= this.period) this.exact();
+    if (++this.sinceExact >= this.exactEvery) this.exact();
   }
 
   private exact(): void {
