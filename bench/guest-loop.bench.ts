@@ -8,7 +8,10 @@
  *
  *   cd bench && node --no-liftoff --conditions=@stratbox/source --import tsx guest-loop.bench.ts
  *   (BARS=n, ROUNDS=n, BATCH=n; STRATEGY=sma, the reference, or orders, a trade every 2 bars, and
- *   others below; AGAINST=<commit>: this engine at that commit instead of the previous engine)
+ *   others below, history ones among them (the previous engine has no ctx.history: compare those
+ *   with AGAINST); AGAINST=<commit>: this engine at that commit instead of the previous engine.
+ *   A period the bench did not precompute reads the 10-candle SMA: the same work in the guest,
+ *   other trades.)
  *
  * The two runs are open at once and take turns batch by batch, so both see the same load on a
  * noisy machine; --no-liftoff compiles QuickJS's WASM optimized from the start, so no run pays
@@ -20,11 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core';
+import { MAX_HISTORY } from '../packages/core/src/engine/guest/candle-history.js';
 import { bundleGuestScript } from '../packages/core/src/engine/guest-bundle.js';
+import { buildHistorySeed } from '../packages/core/src/engine/history-seed.js';
 import { guestScript } from '../packages/core/src/engine/guest-script.js';
 import { newQuickJSInstance } from '../packages/core/src/sandbox/quickjs-variants.js';
 import { previousEngineDir } from './previous-engine.js';
-import { type SyntheticCandles, syntheticCandles } from './synthetic-candles.js';
+import { HISTORY_STRATEGY, type SyntheticCandles, syntheticCandles } from './synthetic-candles.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
@@ -64,6 +69,29 @@ export function onCandle(ctx, candle) {
     held = !held;
   }
 }`,
+  history: HISTORY_STRATEGY,
+  'history-call': `export function onCandle(ctx, candle) {
+  ctx.history(candle.symbol, 100);
+}`,
+  'sma-history': `export const meta = { timeframes: ['4h'] };
+export function onCandle(ctx, candle) {
+  ctx.history(candle.symbol, 100);
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
+  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+  if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
+}`,
+  'history-close': `export function onCandle(ctx, candle) {
+  ctx.history(candle.symbol, 100).close;
+}`,
+  'sma-20': `export function onCandle(ctx, candle) {
+  ctx.indicators.sma(candle.symbol, 20);
+}`,
+  'sma-4h': `export const meta = { timeframes: ['4h'] };
+const H4 = { timeframe: '4h' };
+export function onCandle(ctx, candle) {
+  ctx.indicators.sma(candle.symbol, 20, H4);
+}`,
   orders: `let k = 0;
 export function onCandle(ctx, candle) {
   const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
@@ -74,6 +102,8 @@ export function onCandle(ctx, candle) {
 }`,
 };
 const STRATEGY = STRATEGIES[process.env.STRATEGY ?? 'sma']!;
+/** Timeframes the strategy declares (its meta.timeframes), for the run's config. */
+const DECLARED = STRATEGY.includes("timeframes: ['4h']") ? [{ name: '4h', ms: 4 * 3_600_000 }] : [];
 
 type Candles = SyntheticCandles;
 
@@ -142,7 +172,8 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
     dst.set(series.subarray(batchStart, batchStart + batchLen), base + 1);
   };
   const register = vm.newFunction('register', (_kind, _s, third, fourth) => {
-    const series = smas.get(vm.getNumber(withHistory ? fourth! : third!))!;
+    // Any period not precomputed (a 4h SMA, say) reads the 10-candle series: the same work in the guest.
+    const series = smas.get(vm.getNumber(withHistory ? fourth! : third!)) ?? smas.get(10)!;
     registered.push(series);
     const out = new Float64Array(batchLen + 1);
     block(series, out, 0);
@@ -150,7 +181,7 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
   });
   const cfg = {
     symbols: ['BTC/USDT:USDT'],
-    timeframes: [{ name: '1m', ms: 60_000 }],
+    timeframes: [{ name: '1m', ms: 60_000 }, ...DECLARED],
     params: { fast: 10, slow: 50 },
     warmup: WARMUP,
     initialCapital: 10_000,
@@ -167,8 +198,10 @@ async function openRun(engine: Engine, candles: Candles, smas: Map<number, Float
     funding: [null],
   };
   const cfgH = vm.newString(JSON.stringify(cfg));
-  const history = vm.newFunction('history', () => {
-    throw new Error('this bench reads no history');
+  const history = vm.newFunction('history', (_s, tfH, atH) => {
+    const tf = vm.getNumber(tfH);
+    const seed = buildHistorySeed(candles, batchStart + vm.getNumber(atH), tf === 0 ? 60_000 : DECLARED[tf - 1]!.ms, 60_000, MAX_HISTORY);
+    return vm.newArrayBuffer(seed.buffer as ArrayBuffer);
   });
   unwrap(vm, vm.callFunction(start, vm.undefined, ...(withHistory ? [ns, register, history, cfgH] : [ns, register, cfgH])));
   cfgH.dispose();
@@ -236,7 +269,7 @@ const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[xs.length >> 1
 
 async function main() {
   const candles = syntheticCandles(BARS);
-  const smas = new Map([10, 50].map((p) => [p, smaSeries(candles.close, p)]));
+  const smas = new Map([10, 20, 50].map((p) => [p, smaSeries(candles.close, p)]));
   const moduleEngine = (name: string, script: string): Engine => ({
     name,
     load(vm, bootJson) {
@@ -252,10 +285,10 @@ async function main() {
   });
   const engines: Engine[] = [];
   if (AGAINST) {
-    // This engine at another commit (its engine/ sources bundled by today's guest-bundle.ts), to measure one change.
+    // This engine at another commit (its sources bundled by today's guest-bundle.ts), to measure one change.
     const dir = join(tmpdir(), `stratbox-guest-${AGAINST}`);
     mkdirSync(dir, { recursive: true });
-    const archive = execFileSync('git', ['-C', join(import.meta.dirname, '..'), 'archive', AGAINST, 'packages/core/src/engine'], { maxBuffer: 64 * 1024 ** 2 });
+    const archive = execFileSync('git', ['-C', join(import.meta.dirname, '..'), 'archive', AGAINST, 'packages/core/src'], { maxBuffer: 64 * 1024 ** 2 });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     engines.push(moduleEngine(AGAINST, bundleGuestScript(join(dir, 'packages/core/src/engine/guest/backtest-runtime.ts'))));
   } else {

@@ -10,28 +10,11 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
-import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
+import { HISTORY_STRATEGY, REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
 const ROUNDS = 3;
 const FEES = { maker: 0.0002, taker: 0.0005 };
-
-/** Reads 100 candles of history and a 4h indicator on every candle: a momentum entry in the 4h trend (the options object made once, as docs/strategy-api.md advises). */
-const HISTORY_STRATEGY = `export const meta = {
-  timeframe: '1m',
-  timeframes: ['4h'],
-  warmup: 100,
-};
-const H4 = { timeframe: '4h' };
-export function onCandle(ctx, candle) {
-  const h = ctx.history(candle.symbol, 100);
-  const close = h.close;
-  const momentum = close[h.length - 1] - close[0];
-  const trend = ctx.indicators.sma(candle.symbol, 20, H4);
-  const pos = ctx.position(candle.symbol);
-  if (!pos && momentum > 0 && candle.close > trend) ctx.buy(candle.symbol, { size: 0.1 });
-  else if (pos && (momentum < 0 || candle.close < trend)) ctx.close(candle.symbol);
-}`;
 
 /** The same, plus a loop over the 100 closes in the strategy (the highest close): what a per-candle scan of the window costs in the sandbox. */
 const SCAN_STRATEGY = HISTORY_STRATEGY.replace(

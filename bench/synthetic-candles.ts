@@ -1,6 +1,6 @@
 /**
- * Inputs shared by the engine benchmarks: the reference SMA-crossover strategy and a
- * deterministic random walk of one-minute candles.
+ * Inputs shared by the engine benchmarks: the reference SMA-crossover strategy, the strategy
+ * API's history strategy, and a deterministic random walk of one-minute candles.
  */
 /** The reference SMA(10/50) crossover, on one-minute candles. */
 export const REFERENCE_STRATEGY = `export const meta = {
@@ -13,6 +13,23 @@ export function onCandle(ctx, candle) {
   const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
   if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
   if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
+}`;
+
+/** Reads 100 candles of history and a 4h indicator on every candle: a momentum entry in the 4h trend (the options object made once, as docs/strategy-api.md advises). */
+export const HISTORY_STRATEGY = `export const meta = {
+  timeframe: '1m',
+  timeframes: ['4h'],
+  warmup: 100,
+};
+const H4 = { timeframe: '4h' };
+export function onCandle(ctx, candle) {
+  const h = ctx.history(candle.symbol, 100);
+  const close = h.close;
+  const momentum = close[h.length - 1] - close[0];
+  const trend = ctx.indicators.sma(candle.symbol, 20, H4);
+  const pos = ctx.position(candle.symbol);
+  if (!pos && momentum > 0 && candle.close > trend) ctx.buy(candle.symbol, { size: 0.1 });
+  else if (pos && (momentum < 0 || candle.close < trend)) ctx.close(candle.symbol);
 }`;
 
 /** Deterministic random walk of one-minute candles (mulberry32). */
