@@ -46,6 +46,20 @@ const STRATEGIES: Record<string, string> = {
   if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
 }`,
   empty: 'export function onCandle(ctx, candle) {}',
+  // A buy and a close every 36 candles, about as often as the reference trades: the order path alone.
+  flip: `let k = 0;
+export function onCandle(ctx, candle) {
+  k++;
+  if (k % 36 === 0) ctx.buy(candle.symbol, { size: 0.1 });
+  if (k % 36 === 18) ctx.close(candle.symbol);
+}`,
+  // The reference without its orders.
+  'sma-notrade': `export function onCandle(ctx, candle) {
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
+  if (f > s && !ctx.position(candle.symbol)) ctx.now();
+  if (f < s && ctx.position(candle.symbol)) ctx.now();
+}`,
   indicators: `export function onCandle(ctx, candle) {
   const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
   const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
