@@ -3,7 +3,7 @@ import type { createBacktestLoop } from './backtest-loop.js';
 import type { createBacktestOrders } from './backtest-orders.js';
 import { deepFreeze } from './errors.js';
 import { freeze } from './intrinsics.js';
-import { newOrderArgs, optionalPrice, optionalTrail, readOrderArgs } from './order-args.js';
+import { optionalPrice, optionalTrail } from './order-args.js';
 
 /** The `ctx` a backtest's strategy gets (docs/strategy-api.md): reads of the simulated account, orders, indicators. */
 export function createBacktestCtx(parts: {
@@ -18,8 +18,6 @@ export function createBacktestCtx(parts: {
 }) {
   const { book, orders, loop } = parts;
   const symIdx = loop.symIdx;
-  /** The options of the order being placed: `orders.place` copies them at once, so one record serves every order. */
-  const args = newOrderArgs();
   return freeze({
     mode: 'backtest',
     params: deepFreeze(parts.params),
@@ -33,11 +31,11 @@ export function createBacktestCtx(parts: {
     orders: (symbol?: string) => orders.list(symbol === undefined ? -1 : symIdx(symbol)),
     buy: (symbol: string, opts?: unknown) => {
       const s = symIdx(symbol);
-      return orders.place(s, 1, readOrderArgs(opts, args));
+      return orders.place(s, 1, opts);
     },
     sell: (symbol: string, opts?: unknown) => {
       const s = symIdx(symbol);
-      return orders.place(s, -1, readOrderArgs(opts, args));
+      return orders.place(s, -1, opts);
     },
     close: (symbol: string) => orders.close(symIdx(symbol)),
     cancel: (id: unknown) => orders.cancel(id),

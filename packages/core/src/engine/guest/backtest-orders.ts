@@ -3,24 +3,19 @@ import { limitFillPrice, marketFillPrice, stopFillPrice } from '../model/fill-pr
 import { marginRefusal } from '../model/position.js';
 import type { BacktestAccount } from './backtest-account.js';
 import { abs, freeze, INF, NAN, NEG_INF } from './intrinsics.js';
-import type { OrderArgs, TrailSpec } from './order-args.js';
+import { marketOrderArgs, newOrderArgs, type OrderArgs, readOrderArgs } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
 
-/** A pending order. Records are recycled once filled or cancelled: the strategy only sees snapshots and events. */
-interface PendingOrder {
+/**
+ * A pending order: its checked options (`readOrderArgs` writes them straight in, nothing is
+ * copied) and its place in the run. Records are recycled once filled or cancelled: the strategy
+ * only sees snapshots and events.
+ */
+interface PendingOrder extends OrderArgs {
   id: string;
   s: number;
   side: number;
-  type: number;
-  price: number;
-  qty: number;
-  size: number;
-  sl: number;
-  tp: number;
-  trail: TrailSpec | null;
-  reduceOnly: boolean;
   closeAll: boolean;
-  tag: string | null;
   time: number;
 }
 
@@ -77,25 +72,20 @@ export function createBacktestOrders(
     if (emitting) events.emit(o.id, names[o.s]!, o.side, EXIT_REASONS[o.type]!, status, q, px, fee, reason, o.tag);
   }
 
-  function add(s: number, side: number, a: OrderArgs, closeAll: boolean): string {
-    const o: PendingOrder =
-      freeOrders.length !== 0
-        ? freeOrders.pop()!
-        : { id: '', s: 0, side: 0, type: 0, price: 0, qty: 0, size: 0, sl: 0, tp: 0, trail: null, reduceOnly: false, closeAll: false, tag: null, time: 0 };
+  /** The record the next order is read into: the last free one, left in the free list until the order is placed. */
+  function spare(): PendingOrder {
+    if (freeOrders.length === 0) freeOrders.push({ ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0 });
+    return freeOrders[freeOrders.length - 1]!;
+  }
+
+  /** Places `spare()`, whose options are read. */
+  function add(s: number, side: number, closeAll: boolean): string {
+    const o = freeOrders.pop()!;
     // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
     o.id = 'o' + ++orderSeq;
     o.s = s;
     o.side = side;
-    o.type = a.type;
-    o.price = a.price;
-    o.qty = a.quantity;
-    o.size = a.size;
-    o.sl = a.stopLoss;
-    o.tp = a.takeProfit;
-    o.trail = a.trail;
-    o.reduceOnly = a.reduceOnly;
     o.closeAll = closeAll;
-    o.tag = a.tag;
     o.time = now();
     pending[s]!.push(o);
     countPending(s, 1);
@@ -131,7 +121,7 @@ export function createBacktestOrders(
     } else if (o.size === o.size) {
       equity = book.equity();
       q = (o.size * equity * lev) / px;
-    } else q = o.qty;
+    } else q = o.quantity;
     if (!(q > 0 && q < INF)) return reject(o, 'rejected', `order quantity is not positive: equity is ${book.equity()}`);
     if (o.reduceOnly) {
       if (cur === 0 || cur > 0 === o.side > 0) return reject(o, 'cancelled', 'reduce-only order has no position to reduce');
@@ -144,7 +134,9 @@ export function createBacktestOrders(
     const refusal = marginRefusal(book.account, p, o.side, q, px, equity === equity ? equity : book.equity);
     if (refusal !== null) return reject(o, 'rejected', refusal);
     book.fill(s, o.side, q, px, feeRate, t, o.type);
-    if ((o.sl === o.sl || o.tp === o.tp || o.trail !== null) && p.qty !== 0 && p.qty > 0 === o.side > 0) book.attachExits(s, o.sl, o.tp, o.trail, o.time, px);
+    if ((o.stopLoss === o.stopLoss || o.takeProfit === o.takeProfit || o.trail !== null) && p.qty !== 0 && p.qty > 0 === o.side > 0) {
+      book.attachExits(s, o.stopLoss, o.takeProfit, o.trail, o.time, px);
+    }
     if (emitting) orderEvent(o, 'filled', q, px, q * px * feeRate, null);
   }
 
@@ -196,34 +188,23 @@ export function createBacktestOrders(
       side: o.closeAll ? (q > 0 ? 'sell' : 'buy') : o.side > 0 ? 'buy' : 'sell',
       type: EXIT_REASONS[o.type]!,
       price: o.price === o.price ? o.price : null,
-      quantity: o.closeAll ? abs(q) : o.qty === o.qty ? o.qty : null,
+      quantity: o.closeAll ? abs(q) : o.quantity === o.quantity ? o.quantity : null,
       size: o.size === o.size ? o.size : null,
-      stopLoss: o.sl === o.sl ? o.sl : null,
-      takeProfit: o.tp === o.tp ? o.tp : null,
+      stopLoss: o.stopLoss === o.stopLoss ? o.stopLoss : null,
+      takeProfit: o.takeProfit === o.takeProfit ? o.takeProfit : null,
       reduceOnly: o.reduceOnly,
       tag: o.tag,
       time: o.time,
     });
   }
 
-  const closeArgs: OrderArgs = {
-    type: MARKET,
-    price: NAN,
-    quantity: NAN,
-    size: NAN,
-    stopLoss: NAN,
-    takeProfit: NAN,
-    trail: null,
-    reduceOnly: true,
-    tag: null,
-  };
-
   return {
     processBar,
-    /** `ctx.buy` / `ctx.sell` with checked options, copied at once: the caller may reuse `args`. */
-    place(s: number, side: number, args: OrderArgs): string {
+    /** `ctx.buy` / `ctx.sell`: the options are checked (a TypeError names the first problem), then the order is placed. */
+    place(s: number, side: number, options: unknown): string {
+      readOrderArgs(options, spare());
       if (pendingTotal >= MAX_OPEN_ORDERS) throw new RangeError(`Too many open orders (at most ${MAX_OPEN_ORDERS})`);
-      return add(s, side, args, false);
+      return add(s, side, false);
     },
     /** `ctx.close`: one pending close per symbol; null when flat. */
     close(s: number): string | null {
@@ -231,7 +212,8 @@ export function createBacktestOrders(
       for (let j = 0; j < list.length; j++) if (list[j]!.closeAll) return list[j]!.id;
       const q = positions[s]!.qty;
       if (q === 0) return null;
-      return add(s, q > 0 ? -1 : 1, closeArgs, true);
+      marketOrderArgs(spare(), true);
+      return add(s, q > 0 ? -1 : 1, true);
     },
     cancel(id: unknown): boolean {
       if (typeof id !== 'string') return false;

@@ -59,17 +59,21 @@ export function optionalTrail(v: unknown): TrailSpec | null {
 
 /** A record for `readOrderArgs` to fill. */
 export function newOrderArgs(): OrderArgs {
-  return {
-    type: MARKET,
-    price: NAN,
-    quantity: NAN,
-    size: NAN,
-    stopLoss: NAN,
-    takeProfit: NAN,
-    trail: null,
-    reduceOnly: false,
-    tag: null,
-  };
+  return marketOrderArgs({} as OrderArgs, false);
+}
+
+/** Writes the options of a market order with no quantity, size, exits or tag into `out` (a close: `reduceOnly`), and answers it. */
+export function marketOrderArgs(out: OrderArgs, reduceOnly: boolean): OrderArgs {
+  out.type = MARKET;
+  out.price = NAN;
+  out.quantity = NAN;
+  out.size = NAN;
+  out.stopLoss = NAN;
+  out.takeProfit = NAN;
+  out.trail = null;
+  out.reduceOnly = reduceOnly;
+  out.tag = null;
+  return out;
 }
 
 /** Options left out: no own properties, so every read answers undefined. */
@@ -82,8 +86,8 @@ export function parseOrderArgs(input: unknown): OrderArgs {
 
 /**
  * `parseOrderArgs` into `out`, whose every field it writes (nothing is written when it throws),
- * and answers `out`. A caller that copies the fields before the next call (the backtest, on
- * every order) recycles one record: an object of nine fields is costly to build in QuickJS.
+ * and answers `out`. The backtest reads straight into a recycled pending order: an object of
+ * nine fields is costly to build in QuickJS, and copying one costly to fill.
  */
 export function readOrderArgs(input: unknown, out: OrderArgs): OrderArgs {
   let opts = input as Record<string, unknown> | undefined | null;
