@@ -158,3 +158,68 @@ export const BacktestProgressEvent = z.object({
   processedBars: z.number().int(),
   totalBars: z.number().int(),
 });
+
+/**
+ * Most simulated trades (`runs` × the backtest's stored trades) one Monte Carlo request may take:
+ * about a quarter of a second of CPU on a current machine, a second on a slow one.
+ */
+export const MONTE_CARLO_MAX_STEPS = 20_000_000;
+/** Most paths one Monte Carlo request may draw. */
+export const MONTE_CARLO_MAX_RUNS = 10_000;
+
+export const MonteCarloMethod = z.enum(['shuffle', 'bootstrap']);
+
+/** Body of `POST /api/backtests/:id/monte-carlo`; every field has a default, and the body may be left out. */
+export const MonteCarloBody = z
+  .strictObject({
+    runs: z
+      .number()
+      .int()
+      .min(1)
+      .max(MONTE_CARLO_MAX_RUNS)
+      .default(1_000)
+      .meta({
+        description: `Paths to draw, 1-${MONTE_CARLO_MAX_RUNS.toLocaleString('en')}; \`runs\` × the backtest's stored trades may be at most ${MONTE_CARLO_MAX_STEPS.toLocaleString('en')}.`,
+      }),
+    method: MonteCarloMethod.default('shuffle').meta({
+      description:
+        "`shuffle`: the trades' returns in a random order, each once (the final return is the same in every run; drawdowns differ). " +
+        '`bootstrap`: as many returns as the backtest had trades, drawn at random with replacement.',
+    }),
+    seed: z.number().int().min(0).max(4_294_967_295).default(1).meta({ description: 'The same seed (and body) gives the same answer.' }),
+    ruinThreshold: z.number().gt(0).max(1).default(0.5).meta({
+      description:
+        'The fraction of the starting equity whose loss counts as ruin, in (0, 1]: a run is ruined when its equity is at or below `1 - ruinThreshold`.',
+    }),
+  })
+  .prefault({});
+
+/** Percentiles (linear interpolation between order statistics, as numpy's default) and the mean of a value over the runs. */
+export const MonteCarloDistribution = z.object({
+  p5: z.number(),
+  p25: z.number(),
+  p50: z.number(),
+  p75: z.number(),
+  p95: z.number(),
+  mean: z.number(),
+});
+
+/**
+ * Answer of `POST /api/backtests/:id/monte-carlo`: the distributions over the runs of the final
+ * return (final equity over starting equity, minus 1), the max drawdown (largest fall from a
+ * running peak, as a fraction of that peak) and the longest drawdown (most consecutive trades
+ * after which the equity was below an earlier peak).
+ */
+export const MonteCarloResult = z.object({
+  backtestId: BacktestId,
+  method: MonteCarloMethod,
+  runs: z.number().int(),
+  seed: z.number().int(),
+  trades: z.number().int().meta({ description: 'Trades in each path: one per-trade return per stored trade (0: every value is 0).' }),
+  ruinThreshold: z.number(),
+  finalReturn: MonteCarloDistribution,
+  maxDrawdown: MonteCarloDistribution,
+  longestDrawdown: MonteCarloDistribution,
+  probabilityOfRuin: z.number().min(0).max(1).meta({ description: 'Share of runs whose equity was at or below `1 - ruinThreshold` after some trade.' }),
+});
+export type MonteCarloResult = z.infer<typeof MonteCarloResult>;

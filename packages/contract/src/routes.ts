@@ -80,6 +80,16 @@ export const routes = {
     params: backtestParams, query: D.LogsQuery, successStatus: 200, response: D.LogList, errors: ['NOT_FOUND', 'FORBIDDEN'],
     headers: { [D.NEXT_CURSOR_HEADER]: { description: 'Cursor of the next page (send it as `cursor`); absent on the last page' } },
   }),
+  'backtests.monteCarlo': defineRoute({
+    method: 'POST', path: '/api/backtests/:id/monte-carlo', summary: "Monte Carlo over a completed backtest's trades: percentiles of final return, max drawdown and longest drawdown, and the probability of ruin, for a seed",
+    description:
+      "Each stored trade is one return: its P&L (net of fees and funding) over the equity before it (starting capital plus the P&L of the trades " +
+      'that closed earlier); a run compounds `trades` returns from 1, in a random order (`shuffle`) or drawn with replacement (`bootstrap`). ' +
+      "Open positions' marks between trades and time are not part of the model. Percentiles interpolate linearly between order statistics " +
+      '(numpy\'s default). The same body answers the same, always. A completed backtest without trades answers zeros. ' +
+      `\`runs\` × stored trades above ${B.MONTE_CARLO_MAX_STEPS.toLocaleString('en')}: 400. Not completed (queued, running, failed, cancelled): 409. See docs/research.md.`,
+    params: backtestParams, body: B.MonteCarloBody, successStatus: 200, response: B.MonteCarloResult, errors: ['NOT_FOUND', 'CONFLICT'],
+  }),
   'backtests.create': defineRoute({
     method: 'POST', path: '/api/backtests', summary: 'Queue a backtest; it runs in a sandboxed subprocess',
     body: B.CreateBacktestBody, successStatus: 202, response: B.BacktestSummary,

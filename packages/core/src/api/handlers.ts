@@ -57,6 +57,7 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
       if (page.nextCursor !== null) setHeader?.(NEXT_CURSOR_HEADER, page.nextCursor);
       return page.logs;
     },
+    'backtests.monteCarlo': ({ userId, params, body }) => services.backtests.monteCarlo(userId, params.id, body),
     'backtests.create': ({ userId, body }) => services.backtests.create(userId, body),
     'backtests.cancel': ({ userId, params }) => services.backtests.cancel(userId, params.id),
     'credentials.list': ({ userId, query }) => services.credentials.list(userId, query),

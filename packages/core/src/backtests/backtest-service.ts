@@ -1,6 +1,15 @@
 import { runTimeframes } from '../engine/run-timeframes.js';
 import type { z } from 'zod';
-import { DETAIL_TRADES, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem, type BacktestStatus, CreateBacktestBody } from '@stratbox/contract';
+import {
+  DETAIL_TRADES,
+  MONTE_CARLO_MAX_STEPS,
+  SPOT_LEVERAGE_MESSAGE,
+  spotLeverageProblem,
+  type BacktestStatus,
+  CreateBacktestBody,
+  MonteCarloBody,
+  type MonteCarloResult,
+} from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
@@ -16,6 +25,7 @@ import { toBacktestDetail, toBacktestLogEntry, toBacktestSummary, toProgressEven
 import { ranPurchasedStrategy } from './backtest-logs.js';
 import type { LogPageQuery } from '../deployments/deployment-service.js';
 import { parseInput } from '../util/validate.js';
+import { runMonteCarlo, tradeReturns, type MonteCarloTrade } from '../research/monte-carlo.js';
 
 /** Most candles one backtest may run over, all symbols together. */
 export const MAX_BACKTEST_BARS = 5_000_000;
@@ -40,6 +50,9 @@ const ACTIVE: readonly BacktestStatus[] = ['queued', 'running'];
 
 /** Log lines in a page when the query gives no `limit` (as a deployment's log). */
 const DEFAULT_LOG_LIMIT = 200;
+
+/** Stored trades read at a time for a Monte Carlo. */
+const TRADE_BATCH = 1_000;
 
 /** Backtests: queued on create, run by a worker (see `createBacktestWorker`), cancellable. */
 export function createBacktestService(deps: BacktestServiceDeps) {
@@ -189,6 +202,37 @@ export function createBacktestService(deps: BacktestServiceDeps) {
     /** As `logPage`, the lines alone. */
     async logs(userId: string, id: string, query: LogPageQuery = {}) {
       return (await logPage(userId, id, query)).logs;
+    },
+
+    /**
+     * Monte Carlo over the backtest's stored trades (docs/research.md): `runs` paths of their
+     * per-trade returns by `method`, from `seed`; the same body answers the same. Another user's
+     * backtest is NOT_FOUND; one that is not completed is CONFLICT; `runs` × stored trades above
+     * `MONTE_CARLO_MAX_STEPS` is VALIDATION_FAILED, refused before any trade is read. No trades:
+     * every value is 0.
+     */
+    async monteCarlo(userId: string, id: string, input?: z.input<typeof MonteCarloBody>): Promise<MonteCarloResult> {
+      const body = parseInput(MonteCarloBody, input, 'body');
+      const record = await load(userId, id);
+      if (record.status !== 'completed') {
+        throw new StratboxError('CONFLICT', `Backtest ${id} is ${record.status}; Monte Carlo needs a completed backtest`);
+      }
+      const stored = (await store.backtests.getResult(userId, id))?.storedTradeCount ?? 0;
+      if (body.runs * stored > MONTE_CARLO_MAX_STEPS) {
+        const most = Math.floor(MONTE_CARLO_MAX_STEPS / Math.max(stored, 1));
+        const message = `runs × trades is ${body.runs} × ${stored}; at most ${MONTE_CARLO_MAX_STEPS} are allowed (at most ${most} runs for this backtest)`;
+        throw new StratboxError('VALIDATION_FAILED', `Monte Carlo too large: ${message}`, [{ path: 'body.runs', message }]);
+      }
+      const trades: MonteCarloTrade[] = [];
+      for (let afterSeq: number | undefined; ; ) {
+        const batch = await store.backtests.listTrades(userId, id, afterSeq === undefined ? { limit: TRADE_BATCH } : { limit: TRADE_BATCH, afterSeq });
+        for (const { trade } of batch) trades.push({ pnl: Number(trade.pnl), exitTime: String(trade.exitTime) });
+        if (batch.length < TRADE_BATCH) break;
+        afterSeq = batch[batch.length - 1]!.seq;
+      }
+      const returns = tradeReturns(trades, record.initialCapital);
+      const result = runMonteCarlo(returns, body);
+      return { backtestId: id, method: body.method, runs: body.runs, seed: body.seed, trades: returns.length, ruinThreshold: body.ruinThreshold, ...result };
     },
 
     /** Cancels a queued or running backtest; a finished one is a 409 and stays as it is. */
