@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { createRandom } from '../engine/guest/determinism.js';
+import { StratboxError } from '../errors/index.js';
+import { probabilityOfBacktestOverfitting, sharpeMetric } from './backtest-overfitting.js';
+
+/** Standard normal draws from a seeded sfc32 (Box-Muller). */
+function normals(seed: number): () => number {
+  const random = createRandom(seed);
+  return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/** A T x N matrix of normal returns, trial n with mean `means[n]` and standard deviation 1. */
+function returnsMatrix(seed: number, periods: number, means: readonly number[]): number[][] {
+  const draw = normals(seed);
+  return Array.from({ length: periods }, () => means.map((mean) => mean + draw()));
+}
+
+function expectInvalid(run: () => unknown, message: RegExp): void {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(StratboxError);
+  expect((thrown as StratboxError).code).toBe('VALIDATION_FAILED');
+  expect((thrown as StratboxError).message).toMatch(message);
+}
+
+describe('probabilityOfBacktestOverfitting', () => {
+  // T = 4 periods, S = 4 blocks of one period, N = 3 trials A, B, C. With two periods a and b the
+  // Sharpe ratio (population standard deviation |a - b| / 2) is (a + b) / |a - b|.
+  //            A   B   C
+  const matrix = [
+    [3, 1, 2], // period 0
+    [1, 2, -1], // period 1
+    [-2, 5, 3], // period 2
+    [0, 4, 1], // period 3
+  ];
+  // In-sample {0,1}: A 4/2 = 2, B 3/1 = 3, C 1/3: B. Out-of-sample {2,3}: A -2/2 = -1, B 9/1 = 9, C 4/2 = 2;
+  //   B ranks 3 of 3, w = 3/4, lambda = ln 3.
+  // In-sample {0,2}: A 1/5, B 6/4 = 3/2, C 5/1 = 5: C. Out-of-sample {1,3}: A 1/1 = 1, B 6/2 = 3, C 0/2 = 0;
+  //   C ranks 1, w = 1/4, lambda = -ln 3.
+  // In-sample {0,3}: A 3/3 = 1, B 5/3, C 3/1 = 3: C. Out-of-sample {1,2}: A -1/3, B 7/3, C 2/4 = 1/2;
+  //   C ranks 2, w = 1/2, lambda = 0.
+  // In-sample {1,2}: A -1/3, B 7/3, C 1/2: B. Out-of-sample {0,3}: A 1, B 5/3, C 3; B ranks 2, w = 1/2, lambda = 0.
+  // In-sample {1,3}: A 1, B 3, C 0: B. Out-of-sample {0,2}: A 1/5, B 3/2, C 5; B ranks 2, w = 1/2, lambda = 0.
+  // In-sample {2,3}: A -1, B 9, C 2: B. Out-of-sample {0,1}: A 2, B 3, C 1/3; B ranks 3, w = 3/4, lambda = ln 3.
+  // lambda <= 0 in 4 of the 6 combinations: PBO = 2/3.
+  it('computes every combination of a small case as by hand', () => {
+    const result = probabilityOfBacktestOverfitting(matrix, { partitions: 4 });
+    const expected = [
+      { inSample: [0, 1], selected: 1, inSampleMetric: 3, outOfSampleMetric: 9, relativeRank: 3 / 4, logit: Math.log(3) },
+      { inSample: [0, 2], selected: 2, inSampleMetric: 5, outOfSampleMetric: 0, relativeRank: 1 / 4, logit: -Math.log(3) },
+      { inSample: [0, 3], selected: 2, inSampleMetric: 3, outOfSampleMetric: 1 / 2, relativeRank: 1 / 2, logit: 0 },
+      { inSample: [1, 2], selected: 1, inSampleMetric: 7 / 3, outOfSampleMetric: 5 / 3, relativeRank: 1 / 2, logit: 0 },
+      { inSample: [1, 3], selected: 1, inSampleMetric: 3, outOfSampleMetric: 3 / 2, relativeRank: 1 / 2, logit: 0 },
+      { inSample: [2, 3], selected: 1, inSampleMetric: 9, outOfSampleMetric: 3, relativeRank: 3 / 4, logit: Math.log(3) },
+    ];
+    expect(result.combinations.length).toBe(6);
+    result.combinations.forEach((combination, i) => {
+      const want = expected[i]!;
+      expect(combination.inSample).toEqual(want.inSample);
+      expect(combination.selected).toBe(want.selected);
+      expect(combination.inSampleMetric).toBeCloseTo(want.inSampleMetric, 12);
+      expect(combination.outOfSampleMetric).toBeCloseTo(want.outOfSampleMetric, 12);
+      expect(combination.relativeRank).toBe(want.relativeRank);
+      expect(combination.logit).toBeCloseTo(want.logit, 14);
+    });
+    expect(result.pbo).toBeCloseTo(2 / 3, 15);
+    expect(result).toMatchObject({ periods: 4, trials: 3, partitions: 4 });
+  });
+
+  it('hands a custom metric each trial’s in-sample rows in time order, and shares ranks on ties', () => {
+    const seen: number[][] = [];
+    const total = (values: readonly number[]) => {
+      seen.push([...values]);
+      return values.reduce((a, b) => a + b, 0);
+    };
+    const result = probabilityOfBacktestOverfitting(matrix, { partitions: 4, metric: total });
+    // First combination: in-sample rows 0 and 1 of A, B, C, then out-of-sample rows 2 and 3.
+    expect(seen.slice(0, 6)).toEqual([
+      [3, 1],
+      [1, 2],
+      [2, -1],
+      [-2, 0],
+      [5, 4],
+      [3, 1],
+    ]);
+    // In-sample {0,1} totals A 4, B 3, C 1: A. Out-of-sample totals A -2, B 9, C 4: A ranks 1, w = 1/4.
+    expect(result.combinations[0]).toMatchObject({ selected: 0, inSampleMetric: 4, outOfSampleMetric: -2, relativeRank: 1 / 4 });
+    // In-sample {0,3} totals A 3, B 5, C 3: B. Out-of-sample {1,2} totals A -1, B 7, C 2: B ranks 3.
+    expect(result.combinations[2]).toMatchObject({ selected: 1, relativeRank: 3 / 4 });
+    // A tie out-of-sample: two trials equal on every period share ranks 2 and 3, i.e. 2.5 each.
+    const tied = probabilityOfBacktestOverfitting(
+      [
+        [1, 0, 0],
+        [1, 0, 0],
+      ],
+      { partitions: 2 },
+    );
+    // Trial 0 is best in-sample and ranks 3 (w = 3/4); where trials 1 and 2 tie in-sample, the first is selected.
+    expect(tied.combinations.map((c) => c.relativeRank)).toEqual([3 / 4, 3 / 4]);
+    const flat = probabilityOfBacktestOverfitting(
+      [
+        [0, 1, 1],
+        [0, 1, 1],
+      ],
+      { partitions: 2 },
+    );
+    // Trials 1 and 2 tie for best in-sample: trial 1 is selected and shares ranks 2 and 3 out-of-sample.
+    expect(flat.combinations.map((c) => [c.selected, c.relativeRank])).toEqual([
+      [1, 2.5 / 4],
+      [1, 2.5 / 4],
+    ]);
+  });
+
+  it('gives the same answer with the default Sharpe ratio and the same metric passed in', () => {
+    const data = returnsMatrix(3, 203, [0, 0.05, 0.1, -0.05, 0]);
+    const fast = probabilityOfBacktestOverfitting(data, { partitions: 8 });
+    const slow = probabilityOfBacktestOverfitting(data, { partitions: 8, metric: sharpeMetric });
+    expect(fast.pbo).toBe(slow.pbo);
+    fast.combinations.forEach((c, i) => {
+      expect(c.selected).toBe(slow.combinations[i]!.selected);
+      expect(c.inSampleMetric).toBeCloseTo(slow.combinations[i]!.inSampleMetric, 12);
+      expect(c.outOfSampleMetric).toBeCloseTo(slow.combinations[i]!.outOfSampleMetric, 12);
+    });
+  });
+
+  it('is near 1/2 for trials of pure noise (seeded)', () => {
+    // For N even the out-of-sample rank of a lucky pick is uniform: P(lambda <= 0) = 1/2 exactly.
+    // One matrix's PBO varies (its combinations share data), so this averages 8 of them.
+    const pbos = Array.from({ length: 8 }, (_, seed) => probabilityOfBacktestOverfitting(returnsMatrix(100 + seed, 800, Array(20).fill(0))).pbo);
+    const mean = pbos.reduce((a, b) => a + b, 0) / pbos.length;
+    expect(mean).toBeGreaterThan(0.35);
+    expect(mean).toBeLessThan(0.65);
+  });
+
+  it('is near 0 when one trial is truly better, and the in-sample best keeps its edge out-of-sample', () => {
+    const means = Array(20).fill(0);
+    means[7] = 0.2;
+    const result = probabilityOfBacktestOverfitting(returnsMatrix(21, 1000, means));
+    expect(result.combinations.length).toBe(12870);
+    expect(result.pbo).toBeLessThan(0.05);
+    expect(result.combinations.filter((c) => c.selected === 7).length / 12870).toBeGreaterThan(0.95);
+    const meanOutOfSample = result.combinations.reduce((a, c) => a + c.outOfSampleMetric, 0) / 12870;
+    expect(meanOutOfSample).toBeGreaterThan(0.1);
+  });
+
+  it('cuts periods S does not divide into blocks one row apart, dropping none', () => {
+    // T = 5, S = 2: blocks of rows 0-2 and 3-4. A custom metric sees 3 rows in-sample then 2.
+    const lengths: number[] = [];
+    probabilityOfBacktestOverfitting(returnsMatrix(5, 5, [0, 0]), {
+      partitions: 2,
+      metric: (values) => {
+        lengths.push(values.length);
+        return values[0]!;
+      },
+    });
+    expect(lengths).toEqual([3, 3, 2, 2, 2, 2, 3, 3]);
+  });
+
+  it('refuses what CSCV cannot use', () => {
+    const ok = returnsMatrix(1, 16, [0, 0, 0]);
+    expectInvalid(() => probabilityOfBacktestOverfitting(ok, { partitions: 3 }), /even/);
+    expectInvalid(() => probabilityOfBacktestOverfitting(ok, { partitions: 0 }), /even/);
+    expectInvalid(() => probabilityOfBacktestOverfitting(ok.slice(0, 10)), /At least 16 periods/);
+    expectInvalid(() => probabilityOfBacktestOverfitting(returnsMatrix(1, 16, [0])), /2 trials/);
+    expectInvalid(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, 0]]), /one value per trial/);
+    expectInvalid(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, Number.NaN, 0]]), /finite/);
+    expectInvalid(() => probabilityOfBacktestOverfitting(ok, { partitions: 2, metric: () => Number.NaN }), /NaN/);
+  });
+});
