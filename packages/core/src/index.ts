@@ -58,6 +58,28 @@ export {
   type RateLimit,
   type RateLimits,
 } from './rate-limit/flexible-rate-limiter.js';
+export { normalCdf, normalPdf, normalQuantile } from './research/normal-distribution.js';
+export {
+  EULER_MASCHERONI,
+  deflatedSharpeOfReturns,
+  deflatedSharpeRatio,
+  expectedMaxSharpe,
+  probabilisticSharpeRatio,
+  returnMoments,
+  type DeflatedSharpeInput,
+  type DeflatedSharpeReport,
+  type ProbabilisticSharpeInput,
+  type ReturnMoments,
+  type SharpeTrials,
+} from './research/deflated-sharpe.js';
+export {
+  probabilityOfBacktestOverfitting,
+  sharpeMetric,
+  type BacktestOverfittingOptions,
+  type BacktestOverfittingResult,
+  type CscvCombination,
+  type PerformanceMetric,
+} from './research/backtest-overfitting.js';
 
 // Names before the strategy runner became a port (kept so host apps keep compiling).
 /** @deprecated Renamed `StrategyRunner`: it runs strategy code for backtests and for checks before a save or a deployment. */

@@ -71,8 +71,8 @@ function checkMoments({ sharpe, skewness, kurtosis, observations }: ReturnMoment
 /**
  * PSR(SR*) = Phi( (SR - SR*) sqrt(T - 1) / sqrt(1 - g3 SR + (g4 - 1)/4 SR^2) ): the probability
  * that the true Sharpe ratio exceeds SR*, given the observed per-period SR, T observations,
- * skewness g3 and kurtosis g4 (Bailey and López de Prado 2014, eq. 2; first in their 2012
- * "The Sharpe Ratio Efficient Frontier"). Asymptotic in T and assumes independent returns.
+ * skewness g3 and kurtosis g4 (Bailey and López de Prado 2014; first in their 2012 "The Sharpe
+ * Ratio Efficient Frontier"). Asymptotic in T and assumes independent returns.
  * Throws VALIDATION_FAILED for impossible inputs (see `checkMoments`).
  */
 export function probabilisticSharpeRatio(input: ProbabilisticSharpeInput): number {
@@ -86,9 +86,9 @@ export function probabilisticSharpeRatio(input: ProbabilisticSharpeInput): numbe
 /**
  * E[max SR] = sqrt(V) ((1 - gamma) Phi^-1(1 - 1/N) + gamma Phi^-1(1 - 1/(N e))): the expected
  * largest Sharpe ratio of N independent trials whose Sharpe ratios are normal with mean 0 and
- * variance V (Bailey and López de Prado 2014, eq. 6, after the false strategy theorem of Bailey,
- * Borwein, López de Prado and Zhu 2014). An approximation from extreme value theory, good for
- * large N. Throws VALIDATION_FAILED unless N > 1 and V >= 0.
+ * variance V (Bailey and López de Prado 2014). An approximation from extreme value theory,
+ * better as N grows (2.3 % above the exact mean at N = 10, 0.4 % at N = 1000). Throws
+ * VALIDATION_FAILED unless N > 1 and V >= 0.
  */
 export function expectedMaxSharpe({ trials, variance }: { trials: number; variance: number }): number {
   if (!Number.isFinite(trials) || trials <= 1) throw invalid('The number of trials must be greater than 1');

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { normalCdf, normalPdf, normalQuantile } from './normal-distribution.js';
 
 // References computed with mpmath at 50 significant digits (mp.ncdf, and the root of
-// log ncdf(x) = log p for the quantile), rounded to the nearest double, for the double nearest
-// each argument
-// (0.999999 as a double is 1 - 1.0000000000287557e-6, and its quantile differs in the 12th digit).
+// log ncdf(x) = log p for the quantile) for the double nearest each argument, rounded to the
+// nearest double (0.999999 as a double is 1 - 1.0000000000287557e-6, and its quantile differs in the 12th digit).
 const CDF: [number, number][] = [
   [1.96, 0.9750021048517795],
   [0, 0.5],
