@@ -8,6 +8,7 @@ const VALID_BODIES: Partial<Record<RouteKey, Record<string, unknown>>> = {
   'strategies.create': { name: 'n', source: 'export function onCandle() {}' },
   'strategies.update': { name: 'n' },
   'backtests.create': { strategyId: `str_${'a'.repeat(22)}`, symbols: ['BTC/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-02-01' },
+  'backtests.monteCarlo': {},
   'credentials.create': { exchange: 'paper', label: 'l' },
   'deployments.create': { strategyId: `str_${'a'.repeat(22)}`, credentialId: `cred_${'a'.repeat(22)}`, symbols: ['BTC/USDT:USDT'] },
   'marketplace.create': { strategyId: `str_${'a'.repeat(22)}`, name: 'n', price: 0 },
