@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../engine/guest/determinism.js';
-import { StratboxError } from '../errors/index.js';
 import { probabilityOfBacktestOverfitting, sharpeMetric } from './backtest-overfitting.js';
-
-/** Standard normal draws from a seeded sfc32 (Box-Muller). */
-function normals(seed: number): () => number {
-  const random = createRandom(seed);
-  return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
+import { normals, validationError } from './test-fixtures.js';
 
 /** A T x N matrix of normal returns, trial n with mean `means[n]` and standard deviation 1. */
 function returnsMatrix(seed: number, periods: number, means: readonly number[]): number[][] {
   const draw = normals(seed);
   return Array.from({ length: periods }, () => means.map((mean) => mean + draw()));
-}
-
-function expectInvalid(run: () => unknown, message: RegExp): void {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(StratboxError);
-  expect((thrown as StratboxError).code).toBe('VALIDATION_FAILED');
-  expect((thrown as StratboxError).message).toMatch(message);
 }
 
 describe('probabilityOfBacktestOverfitting', () => {
@@ -162,12 +143,12 @@ describe('probabilityOfBacktestOverfitting', () => {
 
   it('refuses what CSCV cannot use', () => {
     const ok = returnsMatrix(1, 16, [0, 0, 0]);
-    expectInvalid(() => probabilityOfBacktestOverfitting(ok, { partitions: 3 }), /even/);
-    expectInvalid(() => probabilityOfBacktestOverfitting(ok, { partitions: 0 }), /even/);
-    expectInvalid(() => probabilityOfBacktestOverfitting(ok.slice(0, 10)), /At least 16 periods/);
-    expectInvalid(() => probabilityOfBacktestOverfitting(returnsMatrix(1, 16, [0])), /2 trials/);
-    expectInvalid(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, 0]]), /one value per trial/);
-    expectInvalid(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, Number.NaN, 0]]), /finite/);
-    expectInvalid(() => probabilityOfBacktestOverfitting(ok, { partitions: 2, metric: () => Number.NaN }), /NaN/);
+    expect(() => probabilityOfBacktestOverfitting(ok, { partitions: 3 })).toThrow(validationError(/even/));
+    expect(() => probabilityOfBacktestOverfitting(ok, { partitions: 0 })).toThrow(validationError(/even/));
+    expect(() => probabilityOfBacktestOverfitting(ok.slice(0, 10))).toThrow(validationError(/At least 16 periods/));
+    expect(() => probabilityOfBacktestOverfitting(returnsMatrix(1, 16, [0]))).toThrow(validationError(/2 trials/));
+    expect(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, 0]])).toThrow(validationError(/one value per trial/));
+    expect(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, Number.NaN, 0]])).toThrow(validationError(/finite/));
+    expect(() => probabilityOfBacktestOverfitting(ok, { partitions: 2, metric: () => Number.NaN })).toThrow(validationError(/NaN/));
   });
 });

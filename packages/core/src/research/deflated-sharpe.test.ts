@@ -1,29 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../engine/guest/determinism.js';
-import { StratboxError } from '../errors/index.js';
 import { deflatedSharpeOfReturns, deflatedSharpeRatio, expectedMaxSharpe, probabilisticSharpeRatio, returnMoments } from './deflated-sharpe.js';
 import { normalCdf } from './normal-distribution.js';
-
-/** Standard normal draws from a seeded sfc32 (Box-Muller). */
-function normals(seed: number): () => number {
-  const random = createRandom(seed);
-  return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-}
+import { normals, validationError } from './test-fixtures.js';
 
 function series(draw: () => number, length: number, mean: number): number[] {
   return Array.from({ length }, () => mean + draw());
-}
-
-function expectInvalid(run: () => unknown, message: RegExp): void {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(StratboxError);
-  expect((thrown as StratboxError).code).toBe('VALIDATION_FAILED');
-  expect((thrown as StratboxError).message).toMatch(message);
 }
 
 describe('deflatedSharpeRatio', () => {
@@ -68,8 +49,10 @@ describe('probabilisticSharpeRatio', () => {
   });
 
   it('refuses impossible moments: kurtosis below skewness^2 + 1 (excess kurtosis given as kurtosis)', () => {
-    expectInvalid(() => probabilisticSharpeRatio({ sharpe: 0.1, benchmark: 0, observations: 500, skewness: -1, kurtosis: 0 }), /skewness\^2 \+ 1/);
-    expectInvalid(() => probabilisticSharpeRatio({ sharpe: 0.1, benchmark: 0, observations: 1, skewness: 0, kurtosis: 3 }), /observations/);
+    expect(() => probabilisticSharpeRatio({ sharpe: 0.1, benchmark: 0, observations: 500, skewness: -1, kurtosis: 0 })).toThrow(
+      validationError(/skewness\^2 \+ 1/),
+    );
+    expect(() => probabilisticSharpeRatio({ sharpe: 0.1, benchmark: 0, observations: 1, skewness: 0, kurtosis: 3 })).toThrow(validationError(/observations/));
   });
 });
 
@@ -102,8 +85,8 @@ describe('expectedMaxSharpe', () => {
   it('scales with the standard deviation of the trials and refuses fewer than 2 trials', () => {
     expect(expectedMaxSharpe({ trials: 50, variance: 4 })).toBeCloseTo(2 * expectedMaxSharpe({ trials: 50, variance: 1 }), 14);
     expect(expectedMaxSharpe({ trials: 50, variance: 0 })).toBe(0);
-    expectInvalid(() => expectedMaxSharpe({ trials: 1, variance: 1 }), /trials/);
-    expectInvalid(() => expectedMaxSharpe({ trials: 10, variance: -1 }), /variance/);
+    expect(() => expectedMaxSharpe({ trials: 1, variance: 1 })).toThrow(validationError(/trials/));
+    expect(() => expectedMaxSharpe({ trials: 10, variance: -1 })).toThrow(validationError(/variance/));
   });
 });
 
@@ -118,9 +101,9 @@ describe('returnMoments', () => {
   });
 
   it('refuses series without a Sharpe ratio', () => {
-    expectInvalid(() => returnMoments([0.01]), /At least 2/);
-    expectInvalid(() => returnMoments([0.01, 0.01, 0.01]), /do not vary/);
-    expectInvalid(() => returnMoments([0.01, Number.NaN]), /finite/);
+    expect(() => returnMoments([0.01])).toThrow(validationError(/At least 2/));
+    expect(() => returnMoments([0.01, 0.01, 0.01])).toThrow(validationError(/do not vary/));
+    expect(() => returnMoments([0.01, Number.NaN])).toThrow(validationError(/finite/));
   });
 });
 
@@ -155,6 +138,6 @@ describe('deflatedSharpeOfReturns', () => {
     const report = deflatedSharpeOfReturns(returns, { count: 100, variance: 1 / T });
     expect(report.expectedMaxSharpe).toBe(expectedMaxSharpe({ trials: 100, variance: 1 / T }));
     expect(report.deflatedSharpe).toBe(deflatedSharpeRatio({ ...returnMoments(returns), trials: 100, trialsVariance: 1 / T }));
-    expectInvalid(() => deflatedSharpeOfReturns(returns, [0.1]), /At least 2 trials/);
+    expect(() => deflatedSharpeOfReturns(returns, [0.1])).toThrow(validationError(/At least 2 trials/));
   });
 });

@@ -1,0 +1,13 @@
+import { expect } from 'vitest';
+import { createRandom } from '../engine/guest/determinism.js';
+
+/** Standard normal draws from the sandbox's seeded sfc32 (Box-Muller): the same seed, the same draws. */
+export function normals(seed: number): () => number {
+  const random = createRandom(seed);
+  return () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/** Matches a thrown StratboxError with code VALIDATION_FAILED and a message matching `message`: `expect(run).toThrow(validationError(/even/))`. */
+export function validationError(message: RegExp): unknown {
+  return expect.objectContaining({ name: 'StratboxError', code: 'VALIDATION_FAILED', message: expect.stringMatching(message) });
+}
