@@ -8,6 +8,6 @@ export function normals(seed: number): () => number {
 }
 
 /** Matches a thrown StratboxError with code VALIDATION_FAILED and a message matching `message`: `expect(run).toThrow(validationError(/even/))`. */
-export function validationError(message: RegExp): unknown {
+export function validationError(message: RegExp): ReturnType<typeof expect.objectContaining> {
   return expect.objectContaining({ name: 'StratboxError', code: 'VALIDATION_FAILED', message: expect.stringMatching(message) });
 }
