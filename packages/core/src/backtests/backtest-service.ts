@@ -25,7 +25,7 @@ import { toBacktestDetail, toBacktestLogEntry, toBacktestSummary, toProgressEven
 import { ranPurchasedStrategy } from './backtest-logs.js';
 import type { LogPageQuery } from '../deployments/deployment-service.js';
 import { parseInput } from '../util/validate.js';
-import { runMonteCarlo, tradeReturns, type MonteCarloTrade } from '../research/monte-carlo.js';
+import { createMonteCarlo, tradeReturns, type MonteCarloTrade } from '../research/monte-carlo.js';
 
 /** Most candles one backtest may run over, all symbols together. */
 export const MAX_BACKTEST_BARS = 5_000_000;
@@ -53,6 +53,8 @@ const DEFAULT_LOG_LIMIT = 200;
 
 /** Stored trades read at a time for a Monte Carlo. */
 const TRADE_BATCH = 1_000;
+/** Steps (runs x trades) of a Monte Carlo between two turns of the event loop: a few milliseconds. */
+const MONTE_CARLO_SLICE = 200_000;
 
 /** Backtests: queued on create, run by a worker (see `createBacktestWorker`), cancellable. */
 export function createBacktestService(deps: BacktestServiceDeps) {
@@ -231,7 +233,12 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         afterSeq = batch[batch.length - 1]!.seq;
       }
       const returns = tradeReturns(trades, record.initialCapital);
-      const result = runMonteCarlo(returns, body);
+      // In slices of about MONTE_CARLO_SLICE steps, the event loop given back between them: a large
+      // simulation never holds up other users' requests for more than a few milliseconds.
+      const simulation = createMonteCarlo(returns, body);
+      const slice = Math.max(1, Math.floor(MONTE_CARLO_SLICE / Math.max(returns.length, 1)));
+      while (simulation.run(slice)) await new Promise<void>((resolve) => setImmediate(resolve));
+      const result = simulation.result();
       return { backtestId: id, method: body.method, runs: body.runs, seed: body.seed, trades: returns.length, ruinThreshold: body.ruinThreshold, ...result };
     },
 

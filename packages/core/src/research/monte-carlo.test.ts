@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distribution, pathStats, percentile, runMonteCarlo, tradeReturns, type MonteCarloOptions } from './monte-carlo.js';
+import { createMonteCarlo, distribution, pathStats, percentile, runMonteCarlo, tradeReturns, type MonteCarloOptions } from './monte-carlo.js';
 
 const options = (over: Partial<MonteCarloOptions> = {}): MonteCarloOptions => ({ method: 'shuffle', runs: 1_000, seed: 1, ruinThreshold: 0.5, ...over });
 
@@ -186,6 +186,18 @@ describe('runMonteCarlo: determinism and edges', () => {
     }
     const bootstrap = runMonteCarlo(returns, options({ method: 'bootstrap', seed: 7 }));
     expect(runMonteCarlo(returns, options({ method: 'bootstrap', seed: 8 })).finalReturn).not.toEqual(bootstrap.finalReturn);
+  });
+
+  it('drawn a few runs at a time (as the server does), answers exactly what one go does', () => {
+    for (const method of ['shuffle', 'bootstrap'] as const) {
+      const whole = runMonteCarlo(returns, options({ method, seed: 3 }));
+      const sliced = createMonteCarlo(returns, options({ method, seed: 3 }));
+      expect(() => sliced.result()).toThrow(/still to be drawn/);
+      let slices = 1;
+      while (sliced.run(7)) slices++;
+      expect(slices).toBeGreaterThan(10);
+      expect(sliced.result()).toEqual(whole);
+    }
   });
 
   it('shuffle keeps the final return; bootstrap varies it', () => {

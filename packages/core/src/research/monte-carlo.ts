@@ -126,6 +126,17 @@ export function distribution(values: Float64Array): Distribution {
  * and the distributions of what they did. No returns: every path stays at 1 (all zeros).
  */
 export function runMonteCarlo(returns: readonly number[], options: MonteCarloOptions): MonteCarloResult {
+  const simulation = createMonteCarlo(returns, options);
+  simulation.run(options.runs);
+  return simulation.result();
+}
+
+/**
+ * The simulation of `runMonteCarlo`, a few runs at a time: `run(k)` draws up to `k` more paths and
+ * answers whether any are left, so a server can give its event loop back between slices of a long
+ * one. `result()` once every run is drawn answers exactly what `runMonteCarlo` does.
+ */
+export function createMonteCarlo(returns: readonly number[], options: MonteCarloOptions) {
   const { method, runs, seed, ruinThreshold } = options;
   if (!Number.isSafeInteger(runs) || runs < 1) throw new RangeError(`runs must be a whole number >= 1, got ${runs}`);
   if (!(ruinThreshold > 0 && ruinThreshold <= 1)) throw new RangeError(`ruinThreshold must be in (0, 1], got ${ruinThreshold}`);
@@ -136,32 +147,44 @@ export function runMonteCarlo(returns: readonly number[], options: MonteCarloOpt
   const drawdowns = new Float64Array(runs);
   const longest = new Float64Array(runs);
   let ruined = 0;
+  let done = 0;
   const walk = createPathWalk(1 - ruinThreshold);
-  for (let run = 0; run < runs; run++) {
-    walk.reset();
-    if (method === 'shuffle') {
-      // Fisher-Yates over the previous run's order: uniform whatever order it starts from
-      for (let i = n - 1; i > 0; i--) {
-        const j = Math.floor(random() * (i + 1));
-        const swap = path[i]!;
-        path[i] = path[j]!;
-        path[j] = swap;
-      }
-      for (let i = 0; i < n; i++) walk.step(path[i]!);
-    } else {
-      for (let i = 0; i < n; i++) walk.step(returns[Math.floor(random() * n)]!);
-    }
-    const stats = walk.stats();
-    finals[run] = stats.finalReturn;
-    drawdowns[run] = stats.maxDrawdown;
-    longest[run] = stats.longestDrawdown;
-    if (stats.ruined) ruined++;
-  }
   return {
-    finalReturn: distribution(finals),
-    maxDrawdown: distribution(drawdowns),
-    longestDrawdown: distribution(longest),
-    probabilityOfRuin: ruined / runs,
+    /** Draws up to `count` more runs; false once all `runs` are drawn. */
+    run(count: number): boolean {
+      const end = Math.min(runs, done + count);
+      for (; done < end; done++) {
+        walk.reset();
+        if (method === 'shuffle') {
+          // Fisher-Yates over the previous run's order: uniform whatever order it starts from
+          for (let i = n - 1; i > 0; i--) {
+            const j = Math.floor(random() * (i + 1));
+            const swap = path[i]!;
+            path[i] = path[j]!;
+            path[j] = swap;
+          }
+          for (let i = 0; i < n; i++) walk.step(path[i]!);
+        } else {
+          for (let i = 0; i < n; i++) walk.step(returns[Math.floor(random() * n)]!);
+        }
+        const stats = walk.stats();
+        finals[done] = stats.finalReturn;
+        drawdowns[done] = stats.maxDrawdown;
+        longest[done] = stats.longestDrawdown;
+        if (stats.ruined) ruined++;
+      }
+      return done < runs;
+    },
+    /** The distributions over every run (all must be drawn). */
+    result(): MonteCarloResult {
+      if (done < runs) throw new RangeError(`${runs - done} runs are still to be drawn`);
+      return {
+        finalReturn: distribution(finals),
+        maxDrawdown: distribution(drawdowns),
+        longestDrawdown: distribution(longest),
+        probabilityOfRuin: ruined / runs,
+      };
+    },
   };
 }
 
