@@ -46,6 +46,7 @@ export function createBacktestLoop(
   const history = createCandleHistory(symbols, timeframes, symIdx, (s, tf) => host.history(s, tf, readIdx));
   const readHistory = history.read;
   const timeframeIndex = history.timeframeIndex;
+  const timeframeOf = history.timeframeOf;
   /*
    * Where the values of the one-period kinds (sma, ema, rsi, atr: codes 0 to 3) are, by period,
    * per symbol and timeframe (`tf * nSym + s`): the series' offset in `IND` (`1 + id * stride`,
@@ -179,20 +180,22 @@ export function createBacktestLoop(
     const s = symbol === lastSymName ? lastSymIdx : symIdx(symbol);
     let p = period;
     let tf = 0;
+    /* The timeframe named in `options`, read once: the cache of the fast paths keeps what this call resolved. */
+    let name: unknown = NO_NAME;
     if (p !== null && typeof p === 'object') {
       tf = timeframeIndex(p);
       p = undefined;
+    } else if (options !== null && typeof options === 'object') {
+      name = (options as { timeframe?: unknown }).timeframe;
+      tf = timeframeOf(name);
     } else if (options !== undefined) tf = timeframeIndex(options);
     if (p === undefined) p = INDICATOR_DEFS[INDICATOR_KINDS[code]!].params[0]!.default;
     // The id first: registering replaces IND.
     const id = periodId(code, s, tf, p);
-    if (options !== null && typeof options === 'object') {
-      const name = (options as { timeframe?: unknown }).timeframe;
-      if (typeof name === 'string') {
-        optName = name;
-        optTf = tf;
-        setOptionMaps();
-      }
+    if (typeof name === 'string') {
+      optName = name;
+      optTf = tf;
+      setOptionMaps();
     }
     return IND[1 + id * stride + readIdx]!;
   }

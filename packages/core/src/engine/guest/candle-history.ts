@@ -169,7 +169,9 @@ export function createCandleHistory(
   function timeframeIndex(options: unknown): number {
     if (options === undefined || options === null) return 0;
     if (typeof options !== 'object') throw new TypeError(`options must be an object like { timeframe: '4h' }, got ${fmt(options)}`);
-    const tf = (options as { timeframe?: unknown }).timeframe;
+    return timeframeOf((options as { timeframe?: unknown }).timeframe);
+  }
+  function timeframeOf(tf: unknown): number {
     if (tf === lastName) return lastIndex;
     const k = findTimeframe(tf);
     lastName = tf;
@@ -313,6 +315,8 @@ export function createCandleHistory(
     },
     /** Index of `options.timeframe` among the run's timeframes (0: the run's own); throws the strategy-facing error. */
     timeframeIndex,
+    /** Index of a timeframe name (undefined: the run's own), as `timeframeIndex` reads it from options. */
+    timeframeOf,
   };
 }
 
