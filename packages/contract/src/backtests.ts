@@ -215,13 +215,10 @@ export const MonteCarloResult = z.object({
   method: MonteCarloMethod,
   runs: z.number().int(),
   seed: z.number().int(),
-  trades: z
-    .number()
-    .int()
-    .meta({
-      description:
-        'Returns in each path: one per stored trade, fewer when the equity of the backtest reached 0 (the trades after it are left out). 0: every value is 0.',
-    }),
+  trades: z.number().int().meta({
+    description:
+      'Returns in each path: one per stored trade, fewer when the equity of the backtest reached 0 (the trades after it are left out). 0: every value is 0.',
+  }),
   ruinThreshold: z.number(),
   finalReturn: MonteCarloDistribution,
   maxDrawdown: MonteCarloDistribution,
