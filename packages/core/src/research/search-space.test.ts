@@ -155,7 +155,7 @@ describe('gridPoints and gridPoint', () => {
 
   it('refuses a grid above the cap before building it', () => {
     const space: SearchSpace = { fast: { min: 1, max: 100, step: 1 }, ratio: { min: 0, max: 1, step: 0.01 } };
-    expect(() => gridPoints(space, 10_000)).toThrow(validationError(/^The grid has 10100 combinations; at most 10000 are allowed$/));
+    expect(() => gridPoints(space, 10_000)).toThrow(validationError(/^Invalid searchSpace: The grid has 10100 combinations; at most 10000 are allowed$/));
     // A trillion values a parameter: refused at once, nothing is expanded.
     const huge: SearchSpace = { ratio: { min: 0, max: 1, step: 1e-12 }, fast: { min: 1, max: 100, step: 1 } };
     expect(gridSize(huge)).toBe(100 * (1e12 + 1));

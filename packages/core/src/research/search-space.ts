@@ -1,7 +1,7 @@
 import { createRandom } from '../engine/guest/determinism.js';
-import { isStratboxError, StratboxError } from '../errors/stratbox-error.js';
+import { isStratboxError } from '../errors/stratbox-error.js';
 import { type ParamSpec, type ParamValue, parseStrategyParams } from '../sandbox/strategy-meta.js';
-import type { ValidationProblem } from '../util/validate.js';
+import { type ValidationProblem, validationFailed } from '../util/validate.js';
 
 /*
  * Parameter search spaces of an optimization: which values each searched parameter takes. Plain
@@ -78,10 +78,7 @@ export function checkSearchSpace(space: SearchSpace, metaParams: Record<string, 
     else if (kind === 'range') checkRange(search as ValueRange, spec, (field, message) => problem(`.${name}.${field}`, message));
     else problem(`.${name}`, 'Must be { values: [...] } or { min, max, step }');
   }
-  if (problems.length > 0) {
-    const first = problems[0]!;
-    throw new StratboxError('VALIDATION_FAILED', `Invalid ${first.path}: ${first.message}`, problems);
-  }
+  if (problems.length > 0) throw validationFailed(problems);
 }
 
 /** A list has `values`, a range some of min, max and step; anything else (both, neither, not an object) is neither. */
@@ -141,7 +138,7 @@ export function gridPoints(space: SearchSpace, maxSize: number): Grid {
   const size = gridSize(space);
   if (size > maxSize) {
     const message = `The grid has ${size > Number.MAX_SAFE_INTEGER ? 'more than 2^53' : size} combinations; at most ${maxSize} are allowed`;
-    throw new StratboxError('VALIDATION_FAILED', message, [{ path: 'searchSpace', message }]);
+    throw validationFailed([{ path: 'searchSpace', message }]);
   }
   const values: Record<string, ParamValue[]> = {};
   for (const [name, search] of Object.entries(space)) values[name] = Array.from({ length: valueCount(search) }, (_, i) => valueAt(search, i));

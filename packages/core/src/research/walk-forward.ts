@@ -1,5 +1,6 @@
 import { YEAR_MS } from '../backtests/engine/metrics.js';
-import { StratboxError } from '../errors/index.js';
+import type { StratboxError } from '../errors/index.js';
+import { validationFailed } from '../util/validate.js';
 
 /*
  * Validation windows for an optimization, and what is computed over them afterwards: the
@@ -60,7 +61,7 @@ export interface ValidationFold {
 }
 
 function refuse(path: string, message: string): StratboxError {
-  return new StratboxError('VALIDATION_FAILED', `Invalid ${path}: ${message}`, [{ path, message }]);
+  return validationFailed([{ path, message }]);
 }
 
 function checkFraction(value: number, path: string): void {

@@ -25,7 +25,15 @@ export function describeIssues(error: z.ZodError, where: string): ValidationProb
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const details = describeIssues(result.error, where);
-  const first = details[0];
-  throw new StratboxError('VALIDATION_FAILED', first ? `Invalid ${first.path || where}: ${first.message}` : `Invalid ${where}`, details);
+  throw validationFailed(describeIssues(result.error, where), where);
+}
+
+/**
+ * The VALIDATION_FAILED error (400) of one or more problems: its message names the first
+ * (`Invalid <path>: <message>`), its details list them all. `where` names the input when the
+ * first problem has no path.
+ */
+export function validationFailed(problems: readonly ValidationProblem[], where = 'input'): StratboxError {
+  const first = problems[0];
+  return new StratboxError('VALIDATION_FAILED', first ? `Invalid ${first.path || where}: ${first.message}` : `Invalid ${where}`, [...problems]);
 }
