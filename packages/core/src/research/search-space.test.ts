@@ -54,29 +54,29 @@ describe('checkSearchSpace', () => {
     });
     expect(problems).toEqual([
       { path: 'searchSpace.slow', message: 'Unknown parameter; the strategy declares fast, ratio, trend, mode, label' },
-      { path: 'searchSpace.fast.min', message: 'must be at least 1' },
-      { path: 'searchSpace.fast.max', message: 'must be an integer, got "10.5"' },
+      { path: 'searchSpace.fast.min', message: 'must be at least 1, got 0' },
+      { path: 'searchSpace.fast.max', message: 'must be an integer, got 10.5' },
       { path: 'searchSpace.fast.step', message: 'Must be an integer' },
       { path: 'searchSpace.ratio.step', message: 'Must be a number greater than 0' },
       { path: 'searchSpace.trend.min', message: 'A range needs a numeric parameter; list the values of this bool parameter instead' },
-      { path: 'searchSpace.mode.values.1', message: 'must be one of ema, sma, wma' },
+      { path: 'searchSpace.mode.values.1', message: 'must be one of ema, sma, wma, got "hma"' },
       { path: 'searchSpace.mode.values.2', message: 'Repeats an earlier value' },
-      { path: 'searchSpace.mode.values.3', message: 'must be a string' },
+      { path: 'searchSpace.mode.values.3', message: 'must be one of ema, sma, wma, got 3' },
       { path: 'searchSpace.label.values', message: 'Must be a non-empty list' },
     ]);
   });
 
   it('checks each value against its spec: types, bounds, integers, enum options, string length', () => {
     expect(problemsOf({ fast: { values: [10, 101, 2.5, '7'] }, trend: { values: [true, 1] }, label: { values: ['abcd'] } })).toEqual([
-      { path: 'searchSpace.fast.values.1', message: 'must be at most 100' },
-      { path: 'searchSpace.fast.values.2', message: 'must be an integer, got "2.5"' },
-      { path: 'searchSpace.fast.values.3', message: 'must be a number' },
-      { path: 'searchSpace.trend.values.1', message: 'must be a boolean' },
-      { path: 'searchSpace.label.values.0', message: 'must be at most 3 characters' },
+      { path: 'searchSpace.fast.values.1', message: 'must be at most 100, got 101' },
+      { path: 'searchSpace.fast.values.2', message: 'must be an integer, got 2.5' },
+      { path: 'searchSpace.fast.values.3', message: 'must be a finite number, got "7"' },
+      { path: 'searchSpace.trend.values.1', message: 'must be true or false, got 1' },
+      { path: 'searchSpace.label.values.0', message: 'must be at most 3 characters, got "abcd"' },
     ]);
     expect(problemsOf({ ratio: { values: [Number.NaN, 1.5, 0.5, 0.5] } })).toEqual([
-      { path: 'searchSpace.ratio.values.0', message: 'must be a number, got "NaN"' },
-      { path: 'searchSpace.ratio.values.1', message: 'must be at most 1' },
+      { path: 'searchSpace.ratio.values.0', message: 'must be a finite number, got NaN' },
+      { path: 'searchSpace.ratio.values.1', message: 'must be at most 1, got 1.5' },
       { path: 'searchSpace.ratio.values.3', message: 'Repeats an earlier value' },
     ]);
   });

@@ -1,6 +1,5 @@
 import { createRandom } from '../engine/guest/determinism.js';
-import { isStratboxError } from '../errors/stratbox-error.js';
-import { type ParamSpec, type ParamValue, parseStrategyParams } from '../sandbox/strategy-meta.js';
+import { type ParamSpec, type ParamValue, paramValueProblem } from '../sandbox/strategy-meta.js';
 import { type ValidationProblem, validationFailed } from '../util/validate.js';
 
 /*
@@ -89,12 +88,17 @@ function shapeOf(search: unknown): 'list' | 'range' | null {
   return list && !range ? 'list' : range && !list ? 'range' : null;
 }
 
+/** A value in a message: numbers as written (NaN too), anything else as JSON (strings quoted). */
+function shown(value: unknown): string {
+  return typeof value === 'number' ? String(value) : JSON.stringify(value);
+}
+
 function checkList(values: unknown, spec: ParamSpec, problem: (path: string, message: string) => void): void {
   if (!Array.isArray(values) || values.length === 0) return problem('', 'Must be a non-empty list');
   const seen = new Set<unknown>();
   values.forEach((value, i) => {
-    const invalid = valueProblem(spec, value);
-    if (invalid) problem(`.${i}`, invalid);
+    const invalid = paramValueProblem(spec, value);
+    if (invalid) problem(`.${i}`, `${invalid}, got ${shown(value)}`);
     else if (seen.has(value)) problem(`.${i}`, 'Repeats an earlier value');
     seen.add(value);
   });
@@ -109,28 +113,14 @@ function checkRange(range: ValueRange, spec: ParamSpec, problem: (field: keyof V
     ['min', min],
     ['max', max],
   ] as const) {
-    const invalid = valueProblem(spec, value);
-    if (invalid) problem(field, invalid);
+    const invalid = paramValueProblem(spec, value);
+    if (invalid) problem(field, `${invalid}, got ${shown(value)}`);
   }
   if (typeof step !== 'number' || !Number.isFinite(step) || step <= 0) return problem('step', 'Must be a number greater than 0');
   if (spec.type === 'int' && !Number.isSafeInteger(step)) return problem('step', 'Must be an integer');
   if (!Number.isFinite(min) || !Number.isFinite(max)) return;
   if (min > max) problem('max', `Must be at least min (${min})`);
   else if (step < MIN_RELATIVE_STEP * Math.max(Math.abs(min), Math.abs(max))) problem('step', 'Too small for values of this size');
-}
-
-/** Why `value` is not a valid value of `spec`, by the rules a backtest's params are parsed with, or null. */
-function valueProblem(spec: ParamSpec, value: unknown): string | null {
-  const type = spec.type === 'bool' || spec.type === 'boolean' ? 'boolean' : spec.type === 'string' || spec.type === 'enum' ? 'string' : 'number';
-  if (typeof value !== type) return `must be a ${type}`;
-  try {
-    parseStrategyParams({ value: spec }, { value: String(value) });
-    return null;
-  } catch (error) {
-    if (!isStratboxError(error)) throw error;
-    const [first] = error.details as ValidationProblem[];
-    return first ? first.message : error.message;
-  }
 }
 
 /** Each parameter's values and the grid's size; refuses (VALIDATION_FAILED) a grid of more than `maxSize` combinations. */

@@ -39,7 +39,7 @@ export const ParamSpecSchema = z.discriminatedUnion('type', [IntParam, FloatPara
     ctx.addIssue({ code: 'custom', message: 'min is greater than max' });
   }
   if (spec.default === undefined) return;
-  const problem = valueProblem(spec as ParamSpec, spec.default);
+  const problem = paramValueProblem(spec as ParamSpec, spec.default);
   if (problem) ctx.addIssue({ code: 'custom', message: `default ${problem}` });
 });
 export type ParamSpec =
@@ -71,7 +71,8 @@ export type StrategyMeta = z.infer<typeof StrategyMetaSchema>;
 /** A parsed parameter value. */
 export type ParamValue = number | boolean | string;
 
-function valueProblem(spec: ParamSpec, value: ParamValue): string | null {
+/** Why `value` is not a valid value of a parameter of `spec` (type, bounds, length, options), or null: the one check of a parsed or given value. */
+export function paramValueProblem(spec: ParamSpec, value: unknown): string | null {
   switch (spec.type) {
     case 'int':
     case 'float':
@@ -119,7 +120,7 @@ function parseOne(spec: ParamSpec, raw: string): { value?: ParamValue; problem?:
       value = raw;
       break;
   }
-  const problem = valueProblem(spec, value);
+  const problem = paramValueProblem(spec, value);
   return problem ? { problem } : { value };
 }
 
