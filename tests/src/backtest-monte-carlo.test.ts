@@ -5,6 +5,7 @@ import { startTestService, type TestService } from './harness/in-process.js';
 import { expectError } from './harness/client-errors.js';
 import { waitFor } from './harness/deferred.js';
 import { waitFinished } from './harness/wait-backtest.js';
+import { FLIP_STRATEGY } from './harness/strategies.js';
 
 /*
  * Monte Carlo on a completed backtest over real HTTP and the typed client: the per-trade returns
@@ -16,16 +17,7 @@ import { waitFinished } from './harness/wait-backtest.js';
 
 const SYMBOL = 'BTC/USDT:USDT';
 
-/** Flips its position on every candle: about one trade per one-minute candle. */
-const FLIP = `
-export const meta = { timeframe: '1m' };
-export function onCandle(ctx, c) {
-  const p = ctx.position(c.symbol);
-  if (!p) ctx.buy(c.symbol, { quantity: 0.01 });
-  else if (p.side === 'long') ctx.sell(c.symbol, { quantity: 0.02 });
-  else ctx.buy(c.symbol, { quantity: 0.02 });
-}
-`;
+const FLIP = FLIP_STRATEGY;
 
 /** One trade: long from the first candle, closed on the eleventh. */
 const ONE_TRADE = `

@@ -4,6 +4,7 @@ import { DETAIL_TRADES, type BacktestDetail } from '@stratbox/core/contract';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { expectError } from './harness/client-errors.js';
 import { waitFinished } from './harness/wait-backtest.js';
+import { FLIP_STRATEGY } from './harness/strategies.js';
 
 /*
  * A backtest's trades over real HTTP: a configured cap on the trades a run stores (the record
@@ -11,16 +12,7 @@ import { waitFinished } from './harness/wait-backtest.js';
  * by `GET /api/backtests/:id/trades` in entry order, and a detail that stays bounded.
  */
 
-/** Flips its position on every candle: long, then short, then long..., one trade per candle. */
-const FLIP = `
-export const meta = { timeframe: '1m' };
-export function onCandle(ctx, c) {
-  const p = ctx.position(c.symbol);
-  if (!p) ctx.buy(c.symbol, { quantity: 0.01 });
-  else if (p.side === 'long') ctx.sell(c.symbol, { quantity: 0.02 });
-  else ctx.buy(c.symbol, { quantity: 0.02 });
-}
-`;
+const FLIP = FLIP_STRATEGY;
 
 type Trade = NonNullable<BacktestDetail['trades']>[number];
 
