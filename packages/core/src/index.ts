@@ -27,6 +27,8 @@ export {
   type SandboxPool,
   type SandboxPoolOptions,
   type RunOptions,
+  type TrialsOptions,
+  type TrialOutcome,
   type BacktestProgress,
   type StrategyInspection,
 } from './backtests/engine/backtest-pool.js';

@@ -45,10 +45,16 @@ export interface QuickJsSessionOptions<F extends string> {
   isCancelled?: () => boolean;
   /** The message of a CANCELLED error. Default "The run was cancelled". */
   cancelledMessage?: string;
+  /**
+   * A WASM instance to open the runtime in, instead of a fresh one: the trials of one sweep reuse
+   * one (each still has its own runtime, so its own heap, globals and limits). Give a fresh
+   * instance after a session that failed: a failure may have left the instance unusable.
+   */
+  wasm?: QuickJSWASMModule;
 }
 
 /**
- * One QuickJS world: a fresh WASM instance, a runtime with memory, stack and CPU limits, and a
+ * One QuickJS world: a fresh WASM instance (or the one given), a runtime with memory, stack and CPU limits, and a
  * context with the caller's trusted runtime loaded. Guarantees:
  * - every call into the guest goes through `call` or `loadModule`, which turn an interrupt
  *   (TIMEOUT, CANCELLED), an exhausted heap (MEMORY_LIMIT, also when QuickJS could only throw
@@ -83,7 +89,7 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
   const { limits, cpu } = options;
   const isCancelled = options.isCancelled ?? (() => false);
   const perCall = cpu.per === 'call';
-  const wasm: QuickJSWASMModule = await newQuickJSInstance(limits.build);
+  const wasm: QuickJSWASMModule = options.wasm ?? (await newQuickJSInstance(limits.build));
   const cpuStart = cpuMicros();
   let deadline = perCall ? Infinity : cpuStart + cpu.timeMs * 1000;
   let interrupted: SandboxErrorCode | null = null;

@@ -4,6 +4,7 @@ import { DEFAULT_QUICKJS_BUILD } from '../../sandbox/quickjs-variants.js';
 import type { BacktestChildJob } from './backtest-worker-protocol.js';
 import { inspectStrategyInGuest } from './inspect-in-guest.js';
 import { runBacktestInGuest } from './run-in-guest.js';
+import { runTrialsInGuest } from './run-trials-in-guest.js';
 
 /**
  * Before taking jobs: starts esbuild's service, compiles the WASM module and runs a tiny
@@ -46,14 +47,15 @@ async function warmUp(): Promise<void> {
 
 /**
  * The program of the backtest sandbox children (forked by `createSandboxPool`, entry
- * backtest-worker-entry.ts): runs a backtest or inspects a strategy, each in a fresh QuickJS
- * instance and runtime.
+ * backtest-worker-entry.ts): runs a backtest, the trials of a sweep or a strategy check, each
+ * backtest in a fresh QuickJS instance and runtime.
  */
 export const backtestChildProgram: ChildProgram = {
   warmUp,
   run(payload, context) {
     const job = payload as BacktestChildJob;
     if (job.kind === 'inspect') return inspectStrategyInGuest(job.source, job.limits, context.isCancelled);
+    if (job.kind === 'trials') return runTrialsInGuest(job.job, job.params, job.limits, { isCancelled: context.isCancelled, onTrial: context.progress });
     return runBacktestInGuest(job.job, job.limits, { isCancelled: context.isCancelled, onProgress: context.progress });
   },
 };

@@ -8,8 +8,10 @@ import { normalizeJob, type BacktestJob } from './backtest-job.js';
 import type { BacktestChildJob, StrategyInspection } from './backtest-worker-protocol.js';
 import { buildBacktestResult, type BacktestResult } from './build-result.js';
 import type { EngineLimits, RunOutput } from './run-in-guest.js';
+import type { TrialOutcome } from './run-trials-in-guest.js';
 
 export type { StrategyInspection } from './backtest-worker-protocol.js';
+export type { TrialOutcome } from './run-trials-in-guest.js';
 
 /** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
 export interface SandboxPoolOptions {
@@ -80,6 +82,10 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+export interface TrialsOptions extends Omit<RunOptions, 'onProgress'> {
+  onProgress?: (trialsDone: number, trialsTotal: number) => void;
+}
+
 /** A pool of long-lived child processes that run strategies in QuickJS. */
 export interface SandboxPool {
   /**
@@ -91,6 +97,16 @@ export interface SandboxPool {
    * the next job runs normally.
    */
   runBacktest(job: BacktestJob, options?: RunOptions): Promise<BacktestResult>;
+  /**
+   * Runs `job` once per parameter set (a sweep's trials) in one child, which receives the candles
+   * once and compiles the source once: each trial is a whole backtest in its own QuickJS runtime
+   * (its own heap and globals; the WASM instance is reused until a trial fails), so nothing of one
+   * trial reaches the next. Answers each trial's metrics and trade count (or its error: a failed trial
+   * does not stop the others), in the order given. `onProgress` counts trials. Each trial has
+   * the pool's CPU limit; the wall-clock limit is the pool's times the trials. Rejects with a
+   * `SandboxError` when the whole job fails (CANCELLED, CRASHED, POOL_CLOSED, INVALID_JOB).
+   */
+  runTrials(job: BacktestJob, params: Record<string, string>[], options?: TrialsOptions): Promise<TrialOutcome[]>;
   /**
    * Evaluates a strategy module briefly in the sandbox and returns its validated `meta` and
    * exports. A strategy problem (syntax, no onCandle, bad meta, throwing or looping at load)
@@ -170,6 +186,20 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       } catch (error) {
         throw new SandboxError('CRASHED', `Could not read the result: ${(error as Error).message}`);
       }
+    },
+
+    async runTrials(job, params, trialOptions = {}) {
+      if (params.length === 0) return [];
+      const wire = normalizeJob(job);
+      const answer = await pool.run({
+        lane: 'run',
+        tenant: trialOptions.tenant,
+        payload: { kind: 'trials', job: wire, params, limits } satisfies BacktestChildJob,
+        wallTimeMs: wallTimeMs * params.length,
+        signal: trialOptions.signal,
+        onProgress: trialOptions.onProgress,
+      });
+      return answer.output as TrialOutcome[];
     },
 
     async inspectStrategy(source, inspectOptions = {}) {

@@ -1,4 +1,5 @@
 import { guestScript } from '../../engine/guest-script.js';
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { openQuickJsSession, type QuickJsLimits, type QuickJsSession } from '../../sandbox/quickjs-session.js';
 
 /** Limits of one backtest's QuickJS session. */
@@ -35,6 +36,8 @@ export interface BacktestSessionOptions {
   startTime: number;
   /** Polled by the interrupt handler; true stops the guest with CANCELLED. */
   isCancelled: () => boolean;
+  /** A WASM instance to reuse (a sweep's trials, see quickjs-session.ts); by default a fresh one. */
+  wasm?: QuickJSWASMModule;
 }
 
 /**
@@ -54,5 +57,6 @@ export async function openBacktestSession(options: BacktestSessionOptions): Prom
     },
     isCancelled: options.isCancelled,
     cancelledMessage: 'The backtest was cancelled',
+    wasm: options.wasm,
   });
 }

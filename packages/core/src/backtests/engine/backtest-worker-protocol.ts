@@ -12,6 +12,10 @@ export interface StrategyInspection {
 
 /**
  * A job of the backtest sandbox children (backtest-child-program.ts), the opaque payload of the
- * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), an `inspect` a `StrategyInspection`.
+ * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), `trials` a `TrialOutcome[]`
+ * (run-trials-in-guest.ts), an `inspect` a `StrategyInspection`.
  */
-export type BacktestChildJob = { kind: 'run'; job: WireJob; limits: EngineLimits } | { kind: 'inspect'; source: string; limits: GuestLimits };
+export type BacktestChildJob =
+  | { kind: 'run'; job: WireJob; limits: EngineLimits }
+  | { kind: 'trials'; job: WireJob; params: Record<string, string>[]; limits: EngineLimits }
+  | { kind: 'inspect'; source: string; limits: GuestLimits };

@@ -1,3 +1,4 @@
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { isStratboxError } from '../../errors/stratbox-error.js';
 import { buildHistorySeed } from '../../engine/history-seed.js';
 import { createHostIndicator, guestIndicatorSpec, type HostIndicator } from '../../engine/host-indicator.js';
@@ -7,7 +8,7 @@ import { TIMEFRAME_MS, type TimeframeName } from '../../ports/market-data.js';
 import { STATE_FIELDS, TRADE_FIELDS } from '../../engine/model/codes.js';
 import { SandboxError, type GuestLogLine } from '../../sandbox/sandbox-error.js';
 import { type SourceLocator, createSourceLocator, withSourceLocation } from '../../sandbox/source-map.js';
-import { compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
+import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireJob } from './backtest-job.js';
 import { openBacktestSession, type GuestLimits, type GuestSession } from './backtest-session.js';
@@ -22,6 +23,10 @@ export interface EngineLimits extends GuestLimits {
 export interface RunHooks {
   isCancelled(): boolean;
   onProgress(processedBars: number, totalBars: number): void;
+  /** A WASM instance to run in (a sweep's trials reuse one); by default a fresh one. */
+  wasm?: QuickJSWASMModule;
+  /** Compiles the strategy source (a sweep's trials compile it once); by default `compileStrategySourceAsync`. */
+  compile?: (source: string) => Promise<CompiledStrategy>;
 }
 
 /** The compact result the child sends back; the parent turns it into contract shapes. */
@@ -45,10 +50,10 @@ const MAX_BATCH = 131_072;
 const TARGET_BATCH_MS = 40;
 
 /** Compiles the source and evaluates the module in the session; maps problems to INVALID_STRATEGY. */
-export async function loadStrategy(session: GuestSession, source: string) {
+export async function loadStrategy(session: GuestSession, source: string, compile = compileStrategySourceAsync) {
   let compiled;
   try {
-    compiled = await compileStrategySourceAsync(source);
+    compiled = await compile(source);
   } catch (error) {
     if (isStratboxError(error)) throw new SandboxError('INVALID_STRATEGY', error.message, { details: error.details });
     throw error;
@@ -130,7 +135,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
   const { sym, pos, total } = mergeOrder(job);
   const nSym = job.symbols.length;
   const firstTime = job.candles[sym[0]!]!.time[pos[0]!]!;
-  const session = await openBacktestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled });
+  const session = await openBacktestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled, wasm: hooks.wasm });
   const logs: GuestLogLine[] = [];
   const drainLogs = () => {
     const h = session.call('drainLogs');
@@ -139,7 +144,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
   };
   let locator: SourceLocator | null = null;
   try {
-    const loaded = await loadStrategy(session, job.source);
+    const loaded = await loadStrategy(session, job.source, hooks.compile);
     const { ns, meta } = loaded;
     locator = loaded.locator;
     let params: Record<string, ParamValue>;
