@@ -1,0 +1,98 @@
+/**
+ * Sweep benchmark (issue 16): trials per second of the SMA(fast, slow) crossover over one year of
+ * 1h candles on one symbol, run as the trials of a sweep (`pool.runTrials`: the candles go to a
+ * child once, each trial is a whole backtest in a fresh QuickJS instance) beside the same runs as
+ * separate backtests (`pool.runBacktest`: candles and a full result cross between processes on
+ * every run), with one and with two child processes, in one process run.
+ *
+ *   cd bench && node --conditions=@stratbox/source --import tsx trials.bench.ts   (TRIALS=n, default 1000)
+ *
+ * Both sides here skip the job queue and the store, which a backtest submitted over HTTP also pays
+ * (the issue measured about 5 backtests/s that way). Target (issue): at least 100 trials/s on this
+ * 2-core machine.
+ */
+import { availableParallelism, loadavg } from 'node:os';
+import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
+import { syntheticCandles } from './synthetic-candles.js';
+
+const TRIALS = Number(process.env.TRIALS ?? 1000);
+const HOUR = 3_600_000;
+const YEAR_HOURS = 8760;
+const FEES = { maker: 0.0002, taker: 0.0005 };
+
+const SOURCE = `export const meta = {
+  timeframe: '1h',
+  params: { fast: { type: 'int', default: 10, min: 1 }, slow: { type: 'int', default: 50, min: 2 } },
+};
+export function onCandle(ctx, candle) {
+  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast);
+  const s = ctx.indicators.sma(candle.symbol, ctx.params.slow);
+  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.1 });
+  if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);
+}`;
+
+/** `count` parameter sets: fast 2..26 by 1 against slow 30, 35, ... (a 25 x 40 grid for 1000). */
+function grid(count: number): Record<string, string>[] {
+  const sets: Record<string, string>[] = [];
+  for (let k = 0; sets.length < count; k++) sets.push({ fast: String(2 + (k % 25)), slow: String(30 + 5 * Math.floor(k / 25)) });
+  return sets;
+}
+
+function hourly() {
+  const c = syntheticCandles(YEAR_HOURS);
+  const start = c.time[0]!;
+  for (let i = 0; i < YEAR_HOURS; i++) c.time[i] = start + i * HOUR;
+  return { 'BTC/USDT:USDT': c };
+}
+
+const fmt = (x: number) => x.toFixed(1);
+
+async function measure(workers: number, sets: Record<string, string>[], asTrials: boolean): Promise<number> {
+  const pool = createSandboxPool({ size: workers, maxRunningPerTenant: workers, cpuTimeMs: 60_000 });
+  const candles = hourly();
+  const job = { source: SOURCE, candles, fees: FEES, timeframe: '1h' as const };
+  try {
+    // Warm every child first (the first job of a child also compiles QuickJS's hot paths in V8).
+    await Promise.all(Array.from({ length: workers }, () => pool.runTrials(job, sets.slice(0, 2))));
+    const started = performance.now();
+    if (asTrials) {
+      // One slice of the sweep per child.
+      const slice = Math.ceil(sets.length / workers);
+      const parts = Array.from({ length: workers }, (_, w) => sets.slice(w * slice, (w + 1) * slice));
+      const done = await Promise.all(parts.map((part) => pool.runTrials(job, part)));
+      const failed = done.flat().filter((t) => !t.ok);
+      if (failed.length > 0) throw new Error(`${failed.length} trials failed`);
+    } else {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          while (next < sets.length) await pool.runBacktest({ ...job, params: sets[next++]! });
+        }),
+      );
+    }
+    return sets.length / ((performance.now() - started) / 1000);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function main() {
+  console.log(
+    `Stratbox sweep bench: ${TRIALS} runs of SMA(fast, slow) over ${YEAR_HOURS} 1h candles, Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  const sets = grid(TRIALS);
+  console.log('');
+  console.log('| workers | trials/s (runTrials) | backtests/s (runBacktest each) | ratio |');
+  console.log('|---:|---:|---:|---:|');
+  for (const workers of [1, 2]) {
+    const trials = await measure(workers, sets, true);
+    const backtests = await measure(workers, sets, false);
+    console.log(`| ${workers} | ${fmt(trials)} | ${fmt(backtests)} | ${(trials / backtests).toFixed(2)}x |`);
+  }
+  console.log('');
+  console.log('Target (issue 16): at least 100 trials/s with 2 workers on this 2-core machine.');
+}
+
+await main();
