@@ -79,6 +79,16 @@ export interface QuickJsSession<F extends string> {
   dispose(): void;
 }
 
+/**
+ * How far a session's WASM memory may grow: the heap limit, a quarter more and 16 MiB for the
+ * runtime's own data and the batches the host copies in. QuickJS's own limit counts allocations,
+ * not their bytes, in these builds (no malloc_usable_size), so this cap is what bounds a guest
+ * that allocates big arrays; the interrupt handler also stops one whose growth passes the limit.
+ */
+export function wasmHeapCap(memoryLimitBytes: number): number {
+  return Math.ceil(memoryLimitBytes * 1.25) + 16 * 1024 * 1024;
+}
+
 function cpuMicros(): number {
   const u = process.cpuUsage();
   return u.user + u.system;
@@ -89,7 +99,7 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
   const { limits, cpu } = options;
   const isCancelled = options.isCancelled ?? (() => false);
   const perCall = cpu.per === 'call';
-  const wasm: QuickJSWASMModule = options.wasm ?? (await newQuickJSInstance(limits.build));
+  const wasm: QuickJSWASMModule = options.wasm ?? (await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)));
   const cpuStart = cpuMicros();
   let deadline = perCall ? Infinity : cpuStart + cpu.timeMs * 1000;
   let interrupted: SandboxErrorCode | null = null;
@@ -101,12 +111,13 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
    * QuickJS throws `null` when it cannot even allocate the "out of memory" error. A `null`
    * exception after the WASM heap grew by half the limit or more is taken as out of memory.
    */
-  const heapExhausted = () => wasm.getWasmMemory().buffer.byteLength - initialHeapBytes >= limits.memoryLimitBytes / 2;
+  const heapGrowth = () => wasm.getWasmMemory().buffer.byteLength - initialHeapBytes;
+  const heapExhausted = () => heapGrowth() >= limits.memoryLimitBytes / 2;
   const runtime: QuickJSRuntime = wasm.newRuntime();
   runtime.setMemoryLimit(limits.memoryLimitBytes);
   runtime.setMaxStackSize(limits.stackLimitBytes);
   // Called every few thousand guest operations: reading the CPU clock is a system call, so it
-  // is read at most every 5 ms of wall time.
+  // is read at most every 5 ms of wall time, with the heap's growth (see `wasmHeapCap`).
   let nextCpuCheck = 0;
   runtime.setInterruptHandler(() => {
     if (interrupted) return true;
@@ -115,7 +126,8 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
       const now = performance.now();
       if (now < nextCpuCheck) return false;
       nextCpuCheck = now + 5;
-      if (cpuMicros() > deadline) interrupted = 'TIMEOUT';
+      if (heapGrowth() > limits.memoryLimitBytes) interrupted = 'MEMORY_LIMIT';
+      else if (cpuMicros() > deadline) interrupted = 'TIMEOUT';
     }
     return interrupted !== null;
   });
@@ -124,6 +136,7 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
 
   function interruptError(code: SandboxErrorCode): SandboxError {
     if (code === 'CANCELLED') return new SandboxError('CANCELLED', options.cancelledMessage ?? 'The run was cancelled');
+    if (code === 'MEMORY_LIMIT') return new SandboxError('MEMORY_LIMIT', `The strategy ran out of memory (limit ${limits.memoryLimitBytes} bytes)`);
     return new SandboxError('TIMEOUT', `The strategy used more than ${cpu.timeMs} ms of CPU time${perCall ? ' in one call' : ''}`);
   }
 

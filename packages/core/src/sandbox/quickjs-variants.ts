@@ -53,8 +53,29 @@ function load(build: QuickJSBuild): Promise<Loaded> {
  * A brand-new WebAssembly instance of the build, with its own linear memory. The compiled
  * module is cached, so this costs a few milliseconds; a fresh instance per job means a job
  * that grew the WASM heap (a huge typed array, quickjs-emscripten #271) leaves nothing behind.
+ * With `maxHeapBytes` the linear memory cannot grow by more than that (up to 2 GiB in all):
+ * an allocation past it fails inside QuickJS as "out of memory".
  */
-export async function newQuickJSInstance(build: QuickJSBuild): Promise<QuickJSWASMModule> {
+export async function newQuickJSInstance(build: QuickJSBuild, maxHeapBytes?: number): Promise<QuickJSWASMModule> {
   const { variant, wasm } = await load(build);
-  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule: wasm }));
+  if (maxHeapBytes === undefined) return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule: wasm }));
+  // The build imports its linear memory: give one that cannot grow past the cap.
+  const pages = await initialPages(build);
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: Math.min(MAX_PAGES, pages + Math.ceil(maxHeapBytes / WASM_PAGE)) });
+  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule: wasm, wasmMemory: memory }));
+}
+
+const WASM_PAGE = 65_536;
+/** 2 GiB: the most the builds' 32-bit heap addresses (Emscripten's default maximum). */
+const MAX_PAGES = 32_768;
+const initial = new Map<QuickJSBuild, Promise<number>>();
+
+/** The pages a build's linear memory starts with (read once from an instance it makes itself). */
+function initialPages(build: QuickJSBuild): Promise<number> {
+  let p = initial.get(build);
+  if (!p) {
+    p = newQuickJSInstance(build).then((instance) => instance.getWasmMemory().buffer.byteLength / WASM_PAGE);
+    initial.set(build, p);
+  }
+  return p;
 }

@@ -92,6 +92,14 @@ describe('hostile strategies', () => {
     });
   }
 
+  it('stops big arrays at the QuickJS heap limit, which counts allocations, not bytes, by the growth of the WASM memory', async () => {
+    // Before the growth check this passed the 16 MiB limit and ran to the host's 1 GiB RSS cap.
+    const error = await failure(memPool, onCandle('const a = []; for (;;) a.push(new Array(100000).fill(1));'));
+    expect(error.code).toBe('MEMORY_LIMIT');
+    expect(error.message).toBe(`The strategy ran out of memory (limit ${16 * 1024 * 1024} bytes)`);
+    await expectHealthy(memPool);
+  });
+
   it('kills a child whose resident memory passes the cap, even when QuickJS would allow it', async () => {
     const error = await failure(rssPool, onCandle("const a = []; for (;;) a.push('x'.repeat(1e6) + a.length);"));
     expect(error.code).toBe('MEMORY_LIMIT');

@@ -1,4 +1,5 @@
 import { TRADE_FIELDS } from '../../engine/model/codes.js';
+import { wasmHeapCap } from '../../sandbox/quickjs-session.js';
 import { newQuickJSInstance } from '../../sandbox/quickjs-variants.js';
 import { SandboxError, type SandboxErrorCode } from '../../sandbox/sandbox-error.js';
 import type { ParamValue } from '../../sandbox/strategy-meta.js';
@@ -36,7 +37,12 @@ export async function runTrialsInGuest(
     if (known === undefined) compiled.set(source, (known = compileStrategySourceAsync(source)));
     return known;
   };
-  const runHooks: RunHooks = { isCancelled: hooks.isCancelled, onProgress() {}, wasm: await newQuickJSInstance(limits.build), compile };
+  const runHooks: RunHooks = {
+    isCancelled: hooks.isCancelled,
+    onProgress() {},
+    wasm: await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)),
+    compile,
+  };
   for (const params of paramSets) {
     if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The trials were cancelled');
     try {
@@ -45,7 +51,7 @@ export async function runTrialsInGuest(
     } catch (error) {
       if (!(error instanceof SandboxError) || error.code === 'CANCELLED') throw error;
       outcomes.push({ params, ok: false, error: { code: error.code, message: error.message }, cpuMs: error.cpuMs });
-      runHooks.wasm = await newQuickJSInstance(limits.build);
+      runHooks.wasm = await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes));
     }
     hooks.onTrial(outcomes.length, paramSets.length);
   }
