@@ -105,6 +105,8 @@ export interface SandboxPool {
    * does not stop the others), in the order given. `onProgress` counts trials. Each trial has
    * the pool's CPU limit; the wall-clock limit is the pool's times the trials. Rejects with a
    * `SandboxError` when the whole job fails (CANCELLED, CRASHED, POOL_CLOSED, INVALID_JOB).
+   * A sweep holds its child until its last trial: give it a slice of the trials at a time (a
+   * second or two of work), so that tenants keep taking turns for the children (`maxRunningPerTenant`).
    */
   runTrials(job: BacktestJob, params: Record<string, string>[], options?: TrialsOptions): Promise<TrialOutcome[]>;
   /**
