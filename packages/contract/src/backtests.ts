@@ -21,31 +21,40 @@ export function spotLeverageProblem(marketType: z.infer<typeof MarketType> | und
   return marketType === 'SPOT' && leverage !== 1;
 }
 
-export const CreateBacktestBody = z
-  .strictObject({
-    strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
-    symbols: z.array(MarketSymbol).min(1).max(20),
-    startDate: DateOnly,
-    endDate: DateOnly,
-    marketType: MarketType.optional().meta({ description: "Defaults to the strategy's market type." }),
-    timeframe: Timeframe.optional().meta({ description: "Defaults to the strategy's `meta.timeframe`, else 1h." }),
-    fees: Fees.default({ maker: 0.0002, taker: 0.0005 }),
-    leverage: z
-      .number()
-      .min(1)
-      .max(125)
-      .default(1)
-      .meta({ description: "Must be 1 for `SPOT` (given, or the strategy's market type): spot trades have no margin." }),
-    slippage: z.number().min(0).max(0.1).default(0),
-    initialCapital: z.number().positive().max(1e12).default(10_000),
-    params: ParamMap.default({}),
-    funding: z.boolean().default(true).meta({
-      description:
-        'Pay funding on LINEAR (perpetual) positions, from the funding rates of the market data (synthetic by default). `false` turns it off. Ignored for `SPOT`: spot has no funding.',
-    }),
-  })
-  .refine((b) => b.startDate <= b.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] })
-  .refine((b) => !spotLeverageProblem(b.marketType, b.leverage), { message: SPOT_LEVERAGE_MESSAGE, path: ['leverage'] });
+/** The fields of a run: what a backtest takes, and what an optimization takes besides its search. */
+export const RunFields = {
+  strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
+  symbols: z.array(MarketSymbol).min(1).max(20),
+  startDate: DateOnly,
+  endDate: DateOnly,
+  marketType: MarketType.optional().meta({ description: "Defaults to the strategy's market type." }),
+  timeframe: Timeframe.optional().meta({ description: "Defaults to the strategy's `meta.timeframe`, else 1h." }),
+  fees: Fees.default({ maker: 0.0002, taker: 0.0005 }),
+  leverage: z
+    .number()
+    .min(1)
+    .max(125)
+    .default(1)
+    .meta({ description: "Must be 1 for `SPOT` (given, or the strategy's market type): spot trades have no margin." }),
+  slippage: z.number().min(0).max(0.1).default(0),
+  initialCapital: z.number().positive().max(1e12).default(10_000),
+  params: ParamMap.default({}),
+  funding: z.boolean().default(true).meta({
+    description:
+      'Pay funding on LINEAR (perpetual) positions, from the funding rates of the market data (synthetic by default). `false` turns it off. Ignored for `SPOT`: spot has no funding.',
+  }),
+};
+
+/** The checks across run fields: dates in order, no leverage on SPOT. */
+export function refineRun<T extends z.ZodType<{ startDate: string; endDate: string; marketType?: z.infer<typeof MarketType> | undefined; leverage: number }>>(
+  schema: T,
+) {
+  return schema
+    .refine((b) => b.startDate <= b.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] })
+    .refine((b) => !spotLeverageProblem(b.marketType, b.leverage), { message: SPOT_LEVERAGE_MESSAGE, path: ['leverage'] });
+}
+
+export const CreateBacktestBody = refineRun(z.strictObject(RunFields));
 
 export const RunError = z.object({ code: z.string(), message: z.string() }).nullable();
 

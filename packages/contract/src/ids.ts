@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   review: 'rev',
   purchase: 'pur',
   order: 'ord',
+  optimization: 'opt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -43,3 +44,4 @@ export const ListingId = idSchema('listing');
 export const ReviewId = idSchema('review');
 export const PurchaseId = idSchema('purchase');
 export const OrderId = idSchema('order');
+export const OptimizationId = idSchema('optimization');

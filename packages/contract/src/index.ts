@@ -7,6 +7,7 @@ export * from './ids.js';
 export * from './common.js';
 export * from './strategies.js';
 export * from './backtests.js';
+export * from './optimizations.js';
 export * from './deployments.js';
 export * from './credentials.js';
 export * from './marketplace.js';

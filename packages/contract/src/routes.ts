@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { idParams } from './common.js';
 import { defineRoute } from './route.js';
-import { BacktestId, CredentialId, DeploymentId, ListingId, ReviewId, StrategyId } from './ids.js';
+import { BacktestId, CredentialId, DeploymentId, ListingId, OptimizationId, ReviewId, StrategyId } from './ids.js';
+import * as O from './optimizations.js';
 import * as S from './strategies.js';
 import * as B from './backtests.js';
 import * as D from './deployments.js';
@@ -12,6 +13,7 @@ import * as MD from './market-data.js';
 
 const strategyParams = idParams(StrategyId);
 const backtestParams = idParams(BacktestId);
+const optimizationParams = idParams(OptimizationId);
 const deploymentParams = idParams(DeploymentId);
 const credentialParams = idParams(CredentialId);
 const listingParams = idParams(ListingId);
@@ -98,6 +100,36 @@ export const routes = {
   'backtests.cancel': defineRoute({
     method: 'POST', path: '/api/backtests/:id/cancel', summary: 'Cancel a queued or running backtest',
     params: backtestParams, successStatus: 200, response: B.BacktestSummary, errors: ['NOT_FOUND', 'CONFLICT'],
+  }),
+
+  // ---- optimizations ----
+  'optimizations.list': defineRoute({
+    method: 'GET', path: '/api/optimizations', summary: "List the caller's optimizations, newest first",
+    query: O.ListOptimizationsQuery, successStatus: 200, response: O.OptimizationList, errors: [],
+  }),
+  'optimizations.get': defineRoute({
+    method: 'GET', path: '/api/optimizations/:id', summary: 'Get an optimization: its progress, best trial and, once completed, its results',
+    description:
+      'Results: 1- and 2-parameter sensitivity, per-fold in-sample and out-of-sample metrics, walk-forward efficiency, the stitched ' +
+      'out-of-sample equity, the Deflated Sharpe Ratio of the best trial and the Probability of Backtest Overfitting. See docs/research.md.',
+    params: optimizationParams, successStatus: 200, response: O.OptimizationDetail, errors: ['NOT_FOUND'],
+  }),
+  'optimizations.trials': defineRoute({
+    method: 'GET', path: '/api/optimizations/:id/trials', summary: "An optimization's trials, in pages, best first (or in search order)",
+    description: 'Pages are positions in the order asked for; while the optimization runs, new trials may shift later pages.',
+    params: optimizationParams, query: O.ListTrialsQuery, successStatus: 200, response: O.TrialList, errors: ['NOT_FOUND'],
+  }),
+  'optimizations.create': defineRoute({
+    method: 'POST', path: '/api/optimizations', summary: 'Queue a parameter optimization: trials run in the sandbox, with optional walk-forward validation',
+    description:
+      'Takes what a backtest takes plus a search space (checked against `meta.params`), a method, an objective, constraints and a validation scheme. ' +
+      "Trials above the plan's `trialsPerOptimization`, or no compute left: 402. Every trial's CPU time is metered as compute.",
+    body: O.CreateOptimizationBody, successStatus: 202, response: O.OptimizationSummary,
+    errors: ['NOT_FOUND', 'PLAN_LIMIT_EXCEEDED', 'UNAVAILABLE'],
+  }),
+  'optimizations.cancel': defineRoute({
+    method: 'POST', path: '/api/optimizations/:id/cancel', summary: 'Cancel a queued or running optimization; its trials stop within a second',
+    params: optimizationParams, successStatus: 200, response: O.OptimizationSummary, errors: ['NOT_FOUND', 'CONFLICT'],
   }),
 
   // ---- market data ----

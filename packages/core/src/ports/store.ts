@@ -10,8 +10,10 @@ import type {
   SubscriptionRepository,
   UsageCounterRepository,
 } from './store-marketplace-billing.js';
+import type { OptimizationRepository } from './store-optimizations.js';
 
 export * from './store-marketplace-billing.js';
+export * from './store-optimizations.js';
 
 /*
  * The Store port: every repository core needs, plus transactions. Implementations:
@@ -560,6 +562,7 @@ export interface StoreRepositories {
   deployments: DeploymentRepository;
   deploymentLogs: DeploymentLogRepository;
   backtests: BacktestRepository;
+  optimizations: OptimizationRepository;
   candles: CandleRepository;
   fundingRates: FundingRateRepository;
   // Live trading (credentials and orders)
