@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import type { ListPosition, PageRequest } from '../ports/store.js';
 
 /* Fixtures of the Store contract suites. Every test makes its own ids, so tests share one store and never see each other. */
@@ -35,4 +36,16 @@ export async function readAllPages<T extends ListPosition>(fetch: (page: PageReq
     after = { createdAt: last.createdAt, id: last.id };
   }
   throw new Error('Pagination did not end');
+}
+
+/**
+ * Reads a newest-first list page by page with each of `limits`, and expects every row of
+ * `expected` exactly once, in order, every page but the last full.
+ */
+export async function expectPagedOnce<T extends ListPosition>(fetch: (page: PageRequest) => Promise<T[]>, expected: T[], limits = [1, 2, 3, 4]): Promise<void> {
+  for (const limit of limits) {
+    const pages = await readAllPages(fetch, limit);
+    expect(pages.slice(0, -1).every((p) => p.length === limit)).toBe(true);
+    expect(pages.flat()).toEqual(expected);
+  }
 }

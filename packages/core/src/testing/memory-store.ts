@@ -23,6 +23,13 @@ import {
   type MarketplaceBillingState,
 } from './memory-marketplace-billing.js';
 import { cloneLiveTradingState, emptyLiveTradingState, memoryLiveTradingRepositories, type LiveTradingState } from './memory-live-trading.js';
+import {
+  cloneOptimizationsState,
+  deleteOptimizationsOfStrategy,
+  emptyOptimizationsState,
+  memoryOptimizationRepository,
+  type OptimizationsState,
+} from './memory-optimizations.js';
 
 interface State {
   users: Map<string, UserRecord>;
@@ -41,6 +48,8 @@ interface State {
   backtestResults: Map<string, BacktestResultRecord>;
   /** A backtest's log lines by backtest id, in `seq` order (arrays replaced, never mutated). */
   backtestLogs: Map<string, StoredBacktestLogRecord[]>;
+  /** Optimizations, their trials and results (memory-optimizations.ts). */
+  optimizations: OptimizationsState;
   /** By `chunkKey`. */
   candles: Map<string, CandleChunkRecord>;
   /** By `fundingKey`. */
@@ -63,6 +72,7 @@ const emptyState = (): State => ({
   backtests: new Map(),
   backtestResults: new Map(),
   backtestLogs: new Map(),
+  optimizations: emptyOptimizationsState(),
   candles: new Map(),
   fundingChunks: new Map(),
   marketplaceBilling: emptyMarketplaceBillingState(),
@@ -86,6 +96,7 @@ const cloneState = (s: State): State => ({
   backtests: new Map(s.backtests),
   backtestResults: new Map(s.backtestResults),
   backtestLogs: new Map(s.backtestLogs),
+  optimizations: cloneOptimizationsState(s.optimizations),
   candles: new Map(s.candles),
   fundingChunks: new Map(s.fundingChunks),
   marketplaceBilling: cloneMarketplaceBillingState(s.marketplaceBilling),
@@ -200,6 +211,8 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
           if (!s || s.userId !== userId) return false;
           state.strategies.delete(id);
           for (const [key, v] of state.versions) if (v.strategyId === id) state.versions.delete(key);
+          // As the SQL stores' foreign key: the strategy's optimizations go with it.
+          deleteOptimizationsOfStrategy(state.optimizations, id);
           return true;
         });
       },
@@ -426,6 +439,7 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
         return rows.slice(0, Math.max(0, limit)).map((e) => ({ ...e }));
       },
     },
+    optimizations: memoryOptimizationRepository(get, write),
     candles: {
       async putChunks(chunks) {
         const values = chunks.map(copyChunk);

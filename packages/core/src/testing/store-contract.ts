@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { at, byNewestFirst, readAllPages, tieIds, uid } from './contract-fixtures.js';
+import { at, byNewestFirst, expectPagedOnce, readAllPages, tieIds, uid } from './contract-fixtures.js';
 import type { BacktestStatus, DeploymentStatus } from '@stratbox/contract';
 import type {
   BacktestPatch,
@@ -18,6 +18,7 @@ import { describeBacktestLogsContract } from './store-contract-backtest-logs.js'
 import { describeDeploymentLifecycleContract } from './store-contract-deployments.js';
 import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
 import { describeFundingRatesContract } from './store-contract-funding.js';
+import { describeOptimizationsContract } from './store-contract-optimizations.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -325,11 +326,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           const others = [9, 8, 6, 5].map((s) => strategy(userId, { createdAt: at(s) }));
           for (const r of [...tied, ...others]) await store.strategies.insert(r);
           const expected = [...tied, ...others].sort(byNewestFirst);
-          for (const limit of [1, 2, 3, 4]) {
-            const pages = await readAllPages((p) => store.strategies.list(userId, p), limit);
-            expect(pages.slice(0, -1).every((p) => p.length === limit)).toBe(true);
-            expect(pages.flat()).toEqual(expected);
-          }
+          await expectPagedOnce((p) => store.strategies.list(userId, p), expected);
         });
 
         it('returns rows strictly after a position that is not a row', async () => {
@@ -777,11 +774,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
           const others = [9, 8, 6, 5].map((s) => backtest(userId, { createdAt: at(s) }));
           for (const r of [...tied, ...others]) await store.backtests.insert(r);
           const expected = [...tied, ...others].sort(byNewestFirst);
-          for (const limit of [1, 2, 3, 4]) {
-            const pages = await readAllPages((p) => store.backtests.list(userId, p), limit);
-            expect(pages.slice(0, -1).every((p) => p.length === limit)).toBe(true);
-            expect(pages.flat()).toEqual(expected);
-          }
+          await expectPagedOnce((p) => store.backtests.list(userId, p), expected);
           const between = await store.backtests.list(userId, { limit: 50, after: { createdAt: at(6.5), id: 'bt_' } });
           expect(between.map((r) => r.createdAt)).toEqual([at(6), at(5)]);
         });
@@ -1338,6 +1331,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     // Marketplace and billing (store-contract-marketplace-billing.ts).
     describeMarketplaceBillingContract(() => ({ store, userId, otherUserId }));
+
+    // Optimizations and their trials (store-contract-optimizations.ts).
+    describeOptimizationsContract(() => ({ store, userId, otherUserId, insertStrategy }));
 
     describe('transactions', () => {
       it('commits every write when fn resolves, and returns its value', async () => {
