@@ -121,6 +121,9 @@ describePostgres('kysely postgres', () => {
           'listing_tags',
           'listings',
           'local_invoices',
+          'optimization_results',
+          'optimization_trials',
+          'optimizations',
           'orders',
           'paper_accounts',
           'processed_events',
@@ -144,6 +147,7 @@ describePostgres('kysely postgres', () => {
           { name: '0008-backtest-trades' },
           { name: '0009-funding-rates' },
           { name: '0010-backtest-logs' },
+          { name: '0011-optimizations' },
         ]);
       } finally {
         await client.end();

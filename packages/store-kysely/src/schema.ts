@@ -17,6 +17,10 @@ export interface Database {
   backtest_trades: BacktestTradesTable;
   // Log lines of backtests, one row each (migration 0010)
   backtest_logs: BacktestLogsTable;
+  // Optimizations, their trials and results (migration 0011)
+  optimizations: OptimizationsTable;
+  optimization_trials: OptimizationTrialsTable;
+  optimization_results: OptimizationResultsTable;
   candle_chunks: CandleChunksTable;
   // Funding rates packed by day (migration 0009)
   funding_chunks: FundingChunksTable;
@@ -170,6 +174,55 @@ export interface BacktestLogsTable {
   timestamp: string;
   level: string;
   message: string;
+}
+
+/** Optimizations (migration 0011), deleted with their strategy (foreign key, on delete cascade). */
+export interface OptimizationsTable {
+  id: string;
+  user_id: string;
+  strategy_id: string;
+  strategy_version: number;
+  status: string;
+  progress: number;
+  trials_done: number;
+  trials_total: number;
+  /** JSON `OptimizationSpec`. */
+  spec: string;
+  /** JSON `OptimizationBestRecord`, or null. */
+  best: string | null;
+  compute_ms: number;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** JSON `{ code, message }`, or null. */
+  error: string | null;
+}
+
+/** An optimization's trials, primary key (optimization_id, index); deleted with the optimization. */
+export interface OptimizationTrialsTable {
+  optimization_id: string;
+  index: number;
+  fold: number | null;
+  /** JSON object of string params. */
+  params: string;
+  status: string;
+  objective: number | null;
+  /** 1 when feasible, else 0. */
+  feasible: number;
+  /** JSON object, or null. */
+  metrics: string | null;
+  /** JSON `{ code, message }`, or null. */
+  error: string | null;
+  cpu_ms: number;
+  /** Little-endian float64s: BLOB on SQLite, bytea on PostgreSQL, read back as a Buffer; or null. */
+  returns: Uint8Array | null;
+}
+
+/** The results of an optimization (JSON), deleted with it. */
+export interface OptimizationResultsTable {
+  optimization_id: string;
+  results: string;
 }
 
 /** Candles packed by day; primary key (source, symbol, timeframe, day). */

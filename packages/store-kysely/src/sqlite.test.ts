@@ -73,6 +73,7 @@ describe('kysely sqlite file', () => {
       '0008-backtest-trades',
       '0009-funding-rates',
       '0010-backtest-logs',
+      '0011-optimizations',
     ]);
     await first.close();
 

@@ -59,18 +59,19 @@ export function describeOptimizationTrialsContract(context: OptimizationsContext
         const { store } = context();
         for (const inTransactions of [false, true]) {
           const id = await newOptimization();
-          // Five calls over [0, 300), each overlapping the next by 40 indexes and all sharing [100, 110).
-          const calls = range(0, 5).map((k) => [...range(k * 60, k * 60 + 100), ...range(100, 110)].map((i) => trial(id, i)));
+          // Five calls over [0, 900), each overlapping the next by 150 indexes and all sharing [100, 110);
+          // more trials than one insert statement of the SQL stores takes.
+          const calls = range(0, 5).map((k) => [...range(k * 150, k * 150 + 300), ...range(100, 110)].map((i) => trial(id, i)));
           const answers = await Promise.all(
             calls.map((trials) => (inTransactions ? store.transaction((tx) => tx.optimizations.saveTrials(trials)) : store.optimizations.saveTrials(trials))),
           );
           const reported = answers.flat().sort((a, b) => a - b);
-          expect(reported).toEqual(range(0, 340));
+          expect(reported).toEqual(range(0, 900));
           answers.forEach((answer, k) => {
             expect(answer).toEqual([...answer].sort((a, b) => a - b));
             expect(answer.every((i) => calls[k]!.some((t) => t.index === i))).toBe(true);
           });
-          expect(await store.optimizations.countTrials(id)).toBe(340);
+          expect(await store.optimizations.countTrials(id)).toBe(900);
         }
       });
     });

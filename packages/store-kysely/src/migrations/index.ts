@@ -10,6 +10,7 @@ import { paperAccountsMigration } from './0007-paper-accounts.js';
 import { backtestTradesMigration } from './0008-backtest-trades.js';
 import { fundingRatesMigration } from './0009-funding-rates.js';
 import { backtestLogsMigration } from './0010-backtest-logs.js';
+import { optimizationsMigration } from './0011-optimizations.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -29,6 +30,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0008-backtest-trades': backtestTradesMigration(dialect),
         '0009-funding-rates': fundingRatesMigration(dialect),
         '0010-backtest-logs': backtestLogsMigration(dialect),
+        '0011-optimizations': optimizationsMigration(dialect),
       };
     },
   };

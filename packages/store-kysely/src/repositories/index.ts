@@ -15,6 +15,7 @@ import {
   createUsageCounterRepository,
 } from './billing.js';
 import { createListingRepository } from './listings.js';
+import { createOptimizationRepository } from './optimizations.js';
 import { createPurchaseRepository } from './purchases.js';
 import { createReviewRepository } from './reviews.js';
 import type { QueryContext } from './query-context.js';
@@ -30,6 +31,7 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     deployments: createDeploymentRepository(context),
     deploymentLogs: createDeploymentLogRepository(context),
     backtests: createBacktestRepository(context),
+    optimizations: createOptimizationRepository(context),
     candles: createCandleRepository(context),
     fundingRates: createFundingRateRepository(context),
     credentials: createCredentialRepository(context),
