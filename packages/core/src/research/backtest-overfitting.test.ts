@@ -96,16 +96,21 @@ describe('probabilityOfBacktestOverfitting', () => {
     ]);
   });
 
-  it('gives the same answer with the default Sharpe ratio and the same metric passed in', () => {
-    const data = returnsMatrix(3, 203, [0, 0.05, 0.1, -0.05, 0]);
-    const fast = probabilityOfBacktestOverfitting(data, { partitions: 8 });
-    const slow = probabilityOfBacktestOverfitting(data, { partitions: 8, metric: sharpeMetric });
-    expect(fast.pbo).toBe(slow.pbo);
-    fast.combinations.forEach((c, i) => {
-      expect(c.selected).toBe(slow.combinations[i]!.selected);
-      expect(c.inSampleMetric).toBeCloseTo(slow.combinations[i]!.inSampleMetric, 12);
-      expect(c.outOfSampleMetric).toBeCloseTo(slow.combinations[i]!.outOfSampleMetric, 12);
-    });
+  it('gives the same answer with the default Sharpe ratio (merged, cached by prefix) and the same metric passed in', () => {
+    for (const [seed, periods, partitions] of [
+      [3, 203, 8],
+      [4, 250, 16],
+    ] as const) {
+      const data = returnsMatrix(seed, periods, [0, 0.05, 0.1, -0.05, 0]);
+      const fast = probabilityOfBacktestOverfitting(data, { partitions });
+      const slow = probabilityOfBacktestOverfitting(data, { partitions, metric: sharpeMetric });
+      expect(fast.pbo).toBe(slow.pbo);
+      fast.combinations.forEach((c, i) => {
+        expect(c.selected).toBe(slow.combinations[i]!.selected);
+        expect(c.inSampleMetric).toBeCloseTo(slow.combinations[i]!.inSampleMetric, 12);
+        expect(c.outOfSampleMetric).toBeCloseTo(slow.combinations[i]!.outOfSampleMetric, 12);
+      });
+    }
   });
 
   it('is near 1/2 for trials of pure noise (seeded)', () => {
