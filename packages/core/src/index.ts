@@ -82,6 +82,33 @@ export {
   type CscvCombination,
   type PerformanceMetric,
 } from './research/backtest-overfitting.js';
+export {
+  bestTrial,
+  compareTrials,
+  isFeasible,
+  objectiveOf,
+  type RankedTrial,
+  type TrialConstraints,
+  // The contract's `TrialMetrics` is the schema; this is its type.
+  type TrialMetrics as TrialMetricValues,
+} from './research/trial-score.js';
+export {
+  MAX_SENSITIVITY_PAIR_PARAMS,
+  pairSensitivity,
+  paramSensitivity,
+  type PairSensitivityResult,
+  type ParamSensitivityResult,
+  type SearchedParam,
+  type SensitivityTrial,
+} from './research/sensitivity.js';
+export {
+  MAX_CSCV_PARTITIONS,
+  MIN_DSR_PERIODS,
+  cscvPartitions,
+  overfittingStatistics,
+  type OverfittingStatistics,
+  type TrialReturns,
+} from './research/optimization-statistics.js';
 
 // Names before the strategy runner became a port (kept so host apps keep compiling).
 /** @deprecated Renamed `StrategyRunner`: it runs strategy code for backtests and for checks before a save or a deployment. */
