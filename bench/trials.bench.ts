@@ -1,9 +1,12 @@
 /**
  * Sweep benchmark (issue 16): trials per second of the SMA(fast, slow) crossover over one year of
  * 1h candles on one symbol, run as the trials of a sweep (`pool.runTrials`: the candles go to a
- * child once, each trial is a whole backtest in a fresh QuickJS instance) beside the same runs as
+ * child once, each trial is a whole backtest in a fresh QuickJS runtime) beside the same runs as
  * separate backtests (`pool.runBacktest`: candles and a full result cross between processes on
- * every run), with one and with two child processes, in one process run.
+ * every run), with one and with two child processes, in one process run. The sweep runs twice:
+ * as one call per child, and as an optimization calls it, in slices of 50 trials over a window
+ * (the whole year, warm-up 50) with period returns on `periodGrid`'s grid; the candle bytes sent
+ * to the children in that second run show that each child receives the candles once.
  *
  *   cd bench && node --conditions=@stratbox/source --import tsx trials.bench.ts   (TRIALS=n, default 1000)
  *
@@ -12,7 +15,8 @@
  * 2-core machine.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
+import { createSandboxPool, type TrialsOptions } from '../packages/core/src/backtests/engine/backtest-pool.js';
+import { periodGrid } from '../packages/core/src/research/period-returns.js';
 import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const TRIALS = Number(process.env.TRIALS ?? 1000);
@@ -37,23 +41,42 @@ function hourly() {
   return { 'BTC/USDT:USDT': c };
 }
 
+const SLICE = 50;
 const fmt = (x: number) => x.toFixed(1);
 
-async function measure(workers: number, sets: Record<string, string>[], asTrials: boolean): Promise<number> {
+/** How the runs are made: one `runTrials` call per child, slices of `SLICE` trials with a window and period returns, or one `runBacktest` each. */
+type Mode = 'trials' | 'slices' | 'backtests';
+
+async function measure(workers: number, sets: Record<string, string>[], mode: Mode): Promise<{ perSecond: number; candleBytes: number }> {
   const pool = createSandboxPool({ size: workers, maxRunningPerTenant: workers, cpuTimeMs: 60_000 });
   const candles = hourly();
   const job = { source: SOURCE, candles, fees: FEES, timeframe: '1h' as const };
+  const times = candles['BTC/USDT:USDT'].time;
+  const window = { start: times[0]!, end: times[YEAR_HOURS - 1]! + HOUR, warmup: 50 };
+  const options: TrialsOptions = mode === 'slices' ? { window, periods: { periodMs: periodGrid(window, HOUR).periodMs } } : {};
+  const check = (done: { ok: boolean }[]) => {
+    const failed = done.filter((t) => !t.ok);
+    if (failed.length > 0) throw new Error(`${failed.length} trials failed`);
+  };
   try {
     // Warm every child first (the first job of a child also compiles QuickJS's hot paths in V8).
-    await Promise.all(Array.from({ length: workers }, () => pool.runTrials(job, sets.slice(0, 2))));
+    await Promise.all(Array.from({ length: workers }, () => pool.runTrials(job, sets.slice(0, 2), options)));
     const started = performance.now();
-    if (asTrials) {
+    if (mode === 'trials') {
       // One slice of the sweep per child.
       const slice = Math.ceil(sets.length / workers);
       const parts = Array.from({ length: workers }, (_, w) => sets.slice(w * slice, (w + 1) * slice));
-      const done = await Promise.all(parts.map((part) => pool.runTrials(job, part)));
-      const failed = done.flat().filter((t) => !t.ok);
-      if (failed.length > 0) throw new Error(`${failed.length} trials failed`);
+      check((await Promise.all(parts.map((part) => pool.runTrials(job, part)))).flat());
+    } else if (mode === 'slices') {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          while (next < sets.length) {
+            const part = sets.slice(next, (next += SLICE));
+            check(await pool.runTrials(job, part, options));
+          }
+        }),
+      );
     } else {
       let next = 0;
       await Promise.all(
@@ -62,7 +85,7 @@ async function measure(workers: number, sets: Record<string, string>[], asTrials
         }),
       );
     }
-    return sets.length / ((performance.now() - started) / 1000);
+    return { perSecond: sets.length / ((performance.now() - started) / 1000), candleBytes: pool.stats().candleBytesShipped };
   } finally {
     await pool.close();
   }
@@ -76,12 +99,18 @@ async function main() {
   );
   const sets = grid(TRIALS);
   console.log('');
-  console.log('| workers | trials/s (runTrials) | backtests/s (runBacktest each) | ratio |');
-  console.log('|---:|---:|---:|---:|');
+  console.log(
+    `| workers | trials/s (runTrials) | trials/s (slices of ${SLICE}, window, period returns) | candle KB sent (slices) | backtests/s (runBacktest each) | ratio |`,
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|');
   for (const workers of [1, 2]) {
-    const trials = await measure(workers, sets, true);
-    const backtests = await measure(workers, sets, false);
-    console.log(`| ${workers} | ${fmt(trials)} | ${fmt(backtests)} | ${(trials / backtests).toFixed(2)}x |`);
+    const trials = await measure(workers, sets, 'trials');
+    const slices = await measure(workers, sets, 'slices');
+    const backtests = await measure(workers, sets, 'backtests');
+    const ratio = (trials.perSecond / backtests.perSecond).toFixed(2);
+    console.log(
+      `| ${workers} | ${fmt(trials.perSecond)} | ${fmt(slices.perSecond)} | ${fmt(slices.candleBytes / 1024)} | ${fmt(backtests.perSecond)} | ${ratio}x |`,
+    );
   }
   console.log('');
   console.log('Target (issue 16): at least 100 trials/s with 2 workers on this 2-core machine.');

@@ -4,7 +4,8 @@ import { DEFAULT_QUICKJS_BUILD } from '../../sandbox/quickjs-variants.js';
 import type { BacktestChildJob } from './backtest-worker-protocol.js';
 import { inspectStrategyInGuest } from './inspect-in-guest.js';
 import { runBacktestInGuest } from './run-in-guest.js';
-import { runTrialsInGuest } from './run-trials-in-guest.js';
+import { runTrialsJob } from './run-trials-in-guest.js';
+import { createTrialCandleCache } from './trial-candle-cache.js';
 
 /**
  * Before taking jobs: starts esbuild's service, compiles the WASM module and runs a tiny
@@ -46,6 +47,12 @@ async function warmUp(): Promise<void> {
 }
 
 /**
+ * The candles of the last `runTrials` calls (the two most recently used sets, 256 MiB at most):
+ * the slices of a sweep after the first are sent only their key.
+ */
+const trialCandles = createTrialCandleCache({ maxEntries: 2, maxBytes: 256 * 1024 * 1024 });
+
+/**
  * The program of the backtest sandbox children (forked by `createSandboxPool`, entry
  * backtest-worker-entry.ts): runs a backtest, the trials of a sweep or a strategy check, each
  * backtest in a fresh QuickJS instance and runtime.
@@ -55,7 +62,7 @@ export const backtestChildProgram: ChildProgram = {
   run(payload, context) {
     const job = payload as BacktestChildJob;
     if (job.kind === 'inspect') return inspectStrategyInGuest(job.source, job.limits, context.isCancelled);
-    if (job.kind === 'trials') return runTrialsInGuest(job.job, job.params, job.limits, { isCancelled: context.isCancelled, onTrial: context.progress });
+    if (job.kind === 'trials') return runTrialsJob(job, trialCandles, { isCancelled: context.isCancelled, onTrial: context.progress });
     return runBacktestInGuest(job.job, job.limits, { isCancelled: context.isCancelled, onProgress: context.progress });
   },
 };

@@ -4,14 +4,18 @@ import { createProcessPool } from '../../sandbox/process-pool.js';
 import { DEFAULT_QUICKJS_BUILD, type QuickJSBuild } from '../../sandbox/quickjs-variants.js';
 import { SandboxError } from '../../sandbox/sandbox-error.js';
 import { resolveWorkerEntry } from '../../sandbox/worker-path.js';
-import { normalizeJob, type BacktestJob } from './backtest-job.js';
+import { normalizeJob, type BacktestJob, type WireCandles } from './backtest-job.js';
 import type { BacktestChildJob, StrategyInspection } from './backtest-worker-protocol.js';
 import { buildBacktestResult, type BacktestResult } from './build-result.js';
 import type { EngineLimits, RunOutput } from './run-in-guest.js';
-import type { TrialOutcome } from './run-trials-in-guest.js';
+import type { TrialOutcome, TrialsAnswer } from './run-trials-in-guest.js';
+import { candleBytes } from './trial-candle-cache.js';
+import { candlesKeyOf, createCandleHolders } from './trial-candle-shipping.js';
+import { checkTrialWindow, type TrialWindow } from './trial-window.js';
 
 export type { StrategyInspection } from './backtest-worker-protocol.js';
 export type { TrialOutcome } from './run-trials-in-guest.js';
+export type { TrialWindow } from './trial-window.js';
 
 /** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
 export interface SandboxPoolOptions {
@@ -84,6 +88,37 @@ export interface RunOptions {
 
 export interface TrialsOptions extends Omit<RunOptions, 'onProgress'> {
   onProgress?: (trialsDone: number, trialsTotal: number) => void;
+  /**
+   * Run every trial over this window of the job's candles (epoch ms, `end` excluded) instead of
+   * all of them: the candles opening before `end`, traded from `start` (the job's `startTime` is
+   * not used), with at most `warmup` candles per symbol before `start`. A trial answers exactly
+   * what `runBacktest` answers for the job's candles cut the same way, with `startTime: start`;
+   * no candle at or after `end` reaches the strategy in any form.
+   */
+  window?: TrialWindow;
+  /**
+   * Each completed trial also answers `returns`: its return per period of `start + k × periodMs`
+   * over the window (or, without one, from the first traded candle to the last candle's close),
+   * as `periodReturns` (research/period-returns.ts) computes them; `periodGrid` gives the period
+   * length an optimization should use. At most `MAX_TRIAL_PERIODS` periods.
+   */
+  periods?: { periodMs: number };
+  /** Per trial (same length as the parameter sets), the seed of its `Math.random` / `ctx.random`; default: the job's `seed`. */
+  seeds?: readonly number[];
+  /** Each trial also answers `logs`: its last `MAX_TRIAL_LOG_LINES` log lines (for debugging a strategy's trials). */
+  logs?: boolean;
+}
+
+/** What `SandboxPool.stats` answers. */
+export interface SandboxPoolStats {
+  /** Children alive, with their process ids. */
+  children: number;
+  busy: number;
+  /** Jobs waiting, both lanes together. */
+  queued: number;
+  pids: number[];
+  /** Bytes of candle columns sent to children so far, by `runBacktest` and `runTrials` together. */
+  candleBytesShipped: number;
 }
 
 /** A pool of long-lived child processes that run strategies in QuickJS. */
@@ -107,6 +142,15 @@ export interface SandboxPool {
    * `SandboxError` when the whole job fails (CANCELLED, CRASHED, POOL_CLOSED, INVALID_JOB).
    * A sweep holds its child until its last trial: give it a slice of the trials at a time (a
    * second or two of work), so that tenants keep taking turns for the children (`maxRunningPerTenant`).
+   * Options (see `TrialsOptions`): a `window` of the candles (walk-forward folds), period
+   * `returns` per trial, a `seed` per trial, the trials' `logs`.
+   *
+   * The candles cross to a child once: each child keeps the candles of its last two calls (by a
+   * digest of the candles, computed once per `job.candles` object, so give changed candles as a
+   * new object), and a call whose candles a live child holds sends only their key. A child
+   * that does not hold them (another child took the call, or it was replaced after a crash)
+   * answers so, and the call is sent again with the candles: slower by a round trip, never a
+   * different answer. `stats().candleBytesShipped` counts what crossed.
    */
   runTrials(job: BacktestJob, params: Record<string, string>[], options?: TrialsOptions): Promise<TrialOutcome[]>;
   /**
@@ -117,7 +161,7 @@ export interface SandboxPool {
    */
   inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string }): Promise<StrategyInspection>;
   /** Children currently alive (with their process ids) and jobs waiting, both lanes together. */
-  stats(): { children: number; busy: number; queued: number; pids: number[] };
+  stats(): SandboxPoolStats;
   /** Rejects queued and running jobs with POOL_CLOSED and stops every child. */
   close(): Promise<void>;
 }
@@ -170,10 +214,18 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     rssPollMs: options.rssPollMs ?? 50,
     cancelledMessage: 'The backtest was cancelled',
   });
+  const holders = createCandleHolders();
+  let candleBytesShipped = 0;
+  /** Counts candles about to be sent to a child. */
+  const shipped = (candles: WireCandles[]): WireCandles[] => {
+    candleBytesShipped += candleBytes(candles);
+    return candles;
+  };
 
   return {
     async runBacktest(job, runOptions = {}) {
       const wire = normalizeJob(job);
+      shipped(wire.candles);
       const { onProgress } = runOptions;
       const answer = await pool.run({
         lane: 'run',
@@ -193,15 +245,42 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
     async runTrials(job, params, trialOptions = {}) {
       if (params.length === 0) return [];
       const wire = normalizeJob(job);
-      const answer = await pool.run({
-        lane: 'run',
-        tenant: trialOptions.tenant,
-        payload: { kind: 'trials', job: wire, params, limits } satisfies BacktestChildJob,
-        wallTimeMs: wallTimeMs * params.length,
-        signal: trialOptions.signal,
-        onProgress: trialOptions.onProgress,
-      });
-      return answer.output as TrialOutcome[];
+      const { window, periods, seeds } = trialOptions;
+      checkTrialWindow(wire, window, periods?.periodMs);
+      if (seeds !== undefined && (seeds.length !== params.length || !seeds.every((s) => Number.isInteger(s) && s >= 0 && s <= 2 ** 32 - 1))) {
+        throw new SandboxError('INVALID_JOB', 'seeds: one whole number from 0 to 4294967295 per parameter set');
+      }
+      // The child cuts the candles to the window (and finds the history) itself.
+      const { candles, history: _history, ...rest } = wire;
+      const key = candlesKeyOf(job, rest.symbols, candles);
+      const send = async (ship: boolean) => {
+        const payload = {
+          kind: 'trials',
+          job: rest,
+          candles: { key, columns: ship ? shipped(candles) : null },
+          params,
+          limits,
+          seeds: seeds ?? null,
+          window: window ?? null,
+          periodMs: periods?.periodMs ?? null,
+          logs: trialOptions.logs ?? false,
+        } satisfies BacktestChildJob;
+        const { output } = await pool.run({
+          lane: 'run',
+          tenant: trialOptions.tenant,
+          payload,
+          wallTimeMs: wallTimeMs * params.length,
+          signal: trialOptions.signal,
+          onProgress: trialOptions.onProgress,
+        });
+        const answer = output as TrialsAnswer;
+        holders.record(answer.pid, answer.held);
+        return answer;
+      };
+      let answer = await send(!holders.heldByLiveChild(key, pool.stats().pids));
+      if (answer.missing) answer = await send(true);
+      if (answer.missing) throw new SandboxError('CRASHED', 'The sandbox process lost the candles it was sent');
+      return answer.outcomes;
     },
 
     async inspectStrategy(source, inspectOptions = {}) {
@@ -228,7 +307,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       }
     },
 
-    stats: () => pool.stats(),
+    stats: () => ({ ...pool.stats(), candleBytesShipped }),
     close: () => pool.close(),
   };
 }

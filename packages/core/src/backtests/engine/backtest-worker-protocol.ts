@@ -2,6 +2,7 @@ import type { StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { GuestLimits } from './backtest-session.js';
 import type { WireJob } from './backtest-job.js';
 import type { EngineLimits } from './run-in-guest.js';
+import type { TrialsChildJob } from './run-trials-in-guest.js';
 
 /** What `pool.inspectStrategy` learns by evaluating a strategy module briefly in the sandbox: its validated `meta` and its exports. */
 export interface StrategyInspection {
@@ -12,10 +13,7 @@ export interface StrategyInspection {
 
 /**
  * A job of the backtest sandbox children (backtest-child-program.ts), the opaque payload of the
- * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), `trials` a `TrialOutcome[]`
+ * process pool. A `run` answers a `RunOutput` (run-in-guest.ts), `trials` a `TrialsAnswer`
  * (run-trials-in-guest.ts), an `inspect` a `StrategyInspection`.
  */
-export type BacktestChildJob =
-  | { kind: 'run'; job: WireJob; limits: EngineLimits }
-  | { kind: 'trials'; job: WireJob; params: Record<string, string>[]; limits: EngineLimits }
-  | { kind: 'inspect'; source: string; limits: GuestLimits };
+export type BacktestChildJob = { kind: 'run'; job: WireJob; limits: EngineLimits } | TrialsChildJob | { kind: 'inspect'; source: string; limits: GuestLimits };

@@ -1,17 +1,84 @@
 import { TRADE_FIELDS } from '../../engine/model/codes.js';
+import { periodReturns } from '../../research/period-returns.js';
 import { wasmHeapCap } from '../../sandbox/quickjs-session.js';
 import { newQuickJSInstance } from '../../sandbox/quickjs-variants.js';
-import { SandboxError, type SandboxErrorCode } from '../../sandbox/sandbox-error.js';
+import { type GuestLogLine, SandboxError, type SandboxErrorCode } from '../../sandbox/sandbox-error.js';
 import type { ParamValue } from '../../sandbox/strategy-meta.js';
 import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
-import type { WireJob } from './backtest-job.js';
+import type { WireCandles, WireJob } from './backtest-job.js';
 import type { BacktestMetrics } from './metrics.js';
 import { type EngineLimits, type RunHooks, runBacktestInGuest } from './run-in-guest.js';
+import type { TrialCandleCache } from './trial-candle-cache.js';
+import { type TrialWindow, trialGrid, windowJob } from './trial-window.js';
 
-/** What one trial of a sweep answered: the parameters it ran with (parsed) and its metrics, or why it failed. */
+/** The most log lines one trial answers with `logs: true`: its last ones. */
+export const MAX_TRIAL_LOG_LINES = 1000;
+
+/**
+ * What one trial of a sweep answered: the parameters it ran with (parsed) and its metrics, or why
+ * it failed. `returns`: its return per period, when the call asked for them; `logs`: its last
+ * `MAX_TRIAL_LOG_LINES` log lines, when the call asked for them.
+ */
 export type TrialOutcome =
-  | { params: Record<string, string>; ok: true; used: Record<string, ParamValue>; metrics: BacktestMetrics; trades: number; cpuMs: number }
-  | { params: Record<string, string>; ok: false; error: { code: SandboxErrorCode; message: string }; cpuMs: number };
+  | {
+      params: Record<string, string>;
+      ok: true;
+      used: Record<string, ParamValue>;
+      metrics: BacktestMetrics;
+      trades: number;
+      cpuMs: number;
+      returns?: Float64Array;
+      logs?: GuestLogLine[];
+    }
+  | { params: Record<string, string>; ok: false; error: { code: SandboxErrorCode; message: string }; cpuMs: number; logs?: GuestLogLine[] };
+
+/** What the trials of one call share besides the job: see `SandboxPool.runTrials`. */
+export interface TrialsInGuestOptions {
+  /** Per trial, the seed of its random (default: the job's). */
+  seeds?: readonly number[] | null;
+  /** With a period length: each completed trial answers its period returns over this window (or the whole run without one). */
+  periodMs?: number | null;
+  window?: TrialWindow | null;
+  /** Answer each trial's last log lines. */
+  logs?: boolean;
+}
+
+/**
+ * A `runTrials` call as its child receives it: the job without its candles, which come in
+ * `candles.columns` (all of them, in symbol order), or, when null, from the child's cache by key.
+ */
+export interface TrialsChildJob extends Required<TrialsInGuestOptions> {
+  kind: 'trials';
+  job: Omit<WireJob, 'candles' | 'history'>;
+  candles: { key: string; columns: WireCandles[] | null };
+  params: Record<string, string>[];
+  limits: EngineLimits;
+}
+
+/**
+ * The child's answer to a `TrialsChildJob`: the outcomes, or `missing` when it was sent only the
+ * key of candles it does not hold (the host sends them then); and, either way, its process id
+ * and the candle keys it now holds.
+ */
+export type TrialsAnswer = { pid: number; held: string[] } & ({ missing: true } | { missing: false; outcomes: TrialOutcome[] });
+
+/**
+ * Runs a `TrialsChildJob` in the child: the candles shipped with it (kept in `cache` for later
+ * calls) or held in `cache`, cut to the call's window (views, no copy), then `runTrialsInGuest`.
+ */
+export async function runTrialsJob(
+  payload: TrialsChildJob,
+  cache: TrialCandleCache,
+  hooks: { isCancelled(): boolean; onTrial(done: number, total: number): void },
+): Promise<TrialsAnswer> {
+  const { key, columns } = payload.candles;
+  const candles = columns ?? cache.get(key);
+  if (columns !== null) cache.put(key, columns);
+  if (candles === undefined) return { missing: true, pid: process.pid, held: cache.keys() };
+  const job = windowJob(payload.job, candles, payload.window);
+  const outcomes = await runTrialsInGuest(job, payload.params, payload.limits, hooks, payload);
+  return { missing: false, outcomes, pid: process.pid, held: cache.keys() };
+}
 
 /**
  * Runs one strategy over the same candles once per parameter set, in the child that received the
@@ -20,14 +87,18 @@ export type TrialOutcome =
  * variables, globals, the seeded random) reaches another; after a failed trial the instance is
  * replaced. A trial that fails (the strategy throws, bad parameters, its CPU budget) is answered
  * as failed and the others go on; a cancel stops the sweep (CANCELLED). `onTrial` is called after
- * each trial with the count done.
+ * each trial with the count done. `options`: a seed per trial, period returns of each completed
+ * trial (over `window`, the window `job` was cut to, else the whole run), each trial's last log lines.
  */
 export async function runTrialsInGuest(
   job: WireJob,
   paramSets: readonly Record<string, string>[],
   limits: EngineLimits,
   hooks: { isCancelled(): boolean; onTrial(done: number, total: number): void },
+  options: TrialsInGuestOptions = {},
 ): Promise<TrialOutcome[]> {
+  const { seeds = null, periodMs = null, window = null, logs = false } = options;
+  const lastLogs = (lines: GuestLogLine[]) => (logs ? { logs: lines.slice(-MAX_TRIAL_LOG_LINES) } : {});
   const outcomes: TrialOutcome[] = [];
   // One WASM instance for the trials (opening one is about half of a fresh session), replaced after a trial that failed.
   // The source compiled once for every trial (the same source, the same answer).
@@ -43,14 +114,21 @@ export async function runTrialsInGuest(
     wasm: await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)),
     compile,
   };
-  for (const params of paramSets) {
+  for (const [k, params] of paramSets.entries()) {
     if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The trials were cancelled');
     try {
-      const out = await runBacktestInGuest({ ...job, params }, limits, runHooks);
-      outcomes.push({ params, ok: true, used: out.params, metrics: out.metrics, trades: out.trades.length / TRADE_FIELDS, cpuMs: out.cpuMs });
+      const out = await runBacktestInGuest({ ...job, params, seed: seeds?.[k] ?? job.seed }, limits, runHooks);
+      const { metrics, cpuMs } = out;
+      const outcome: TrialOutcome = { params, ok: true, used: out.params, metrics, trades: out.trades.length / TRADE_FIELDS, cpuMs, ...lastLogs(out.logs) };
+      if (periodMs !== null) {
+        // The equity is marked at every distinct traded candle time; with one symbol those are its traded candles.
+        const times = out.equityTimes ?? job.candles[0]!.time.subarray(job.history[0]);
+        outcome.returns = periodReturns(times, out.equity, job.initialCapital, trialGrid(job, out.meta, window, periodMs));
+      }
+      outcomes.push(outcome);
     } catch (error) {
       if (!(error instanceof SandboxError) || error.code === 'CANCELLED') throw error;
-      outcomes.push({ params, ok: false, error: { code: error.code, message: error.message }, cpuMs: error.cpuMs });
+      outcomes.push({ params, ok: false, error: { code: error.code, message: error.message }, cpuMs: error.cpuMs, ...lastLogs(error.logs) });
       runHooks.wasm = await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes));
     }
     hooks.onTrial(outcomes.length, paramSets.length);
