@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { probabilityOfBacktestOverfitting, sharpeMetric } from './backtest-overfitting.js';
-import { normals, validationError } from './test-fixtures.js';
+import { probabilityOfBacktestOverfitting, probabilityOfBacktestOverfittingAsync, sharpeMetric } from './backtest-overfitting.js';
+import { eventLoopTicks, normals, validationError } from './test-fixtures.js';
 
 /** A T x N matrix of normal returns, trial n with mean `means[n]` and standard deviation 1. */
 function returnsMatrix(seed: number, periods: number, means: readonly number[]): number[][] {
@@ -155,5 +155,48 @@ describe('probabilityOfBacktestOverfitting', () => {
     expect(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, 0]])).toThrow(validationError(/one value per trial/));
     expect(() => probabilityOfBacktestOverfitting([...ok.slice(1), [0, Number.NaN, 0]])).toThrow(validationError(/finite/));
     expect(() => probabilityOfBacktestOverfitting(ok, { partitions: 2, metric: () => Number.NaN })).toThrow(validationError(/NaN/));
+  });
+});
+
+describe('probabilityOfBacktestOverfittingAsync', () => {
+  it('answers exactly what the sync function answers, in any slicing', async () => {
+    const cases = [
+      { data: returnsMatrix(3, 203, [0, 0.05, 0.1, -0.05, 0]), options: { partitions: 8 } },
+      { data: returnsMatrix(4, 250, Array(40).fill(0)), options: { partitions: 16 } },
+      { data: returnsMatrix(5, 37, [0.3, 0, 0, 0.1]), options: { partitions: 16 } },
+      { data: returnsMatrix(6, 30, [0, 0.1, 0.2]), options: { partitions: 6, metric: sharpeMetric } },
+    ];
+    for (const { data, options } of cases) {
+      const sync = probabilityOfBacktestOverfitting(data, options);
+      // toEqual compares every number exactly (Object.is): the same bits.
+      expect(await probabilityOfBacktestOverfittingAsync(data, options)).toEqual(sync);
+      // One step per slice: the computation resumes at every point it can stop.
+      expect(await probabilityOfBacktestOverfittingAsync(data, options, { sliceMs: 0 })).toEqual(sync);
+    }
+  });
+
+  it('lets timers and other callbacks run while it computes 1,000 trials x 500 periods (12,870 splits)', async () => {
+    const data = returnsMatrix(8, 500, Array(1000).fill(0));
+    const events: string[] = [];
+    setTimeout(() => events.push('timer'), 0);
+    const ticks = eventLoopTicks();
+    const result = await probabilityOfBacktestOverfittingAsync(data).finally(() => events.push('done'));
+    const turns = ticks.stop();
+    expect(result.combinations.length).toBe(12_870);
+    expect(events).toEqual(['timer', 'done']);
+    // About 0.5 s of work in slices of 10 ms: dozens of turns of the event loop, not one.
+    expect(turns).toBeGreaterThan(10);
+  }, 60_000);
+
+  it('rejects as the sync function throws, and with the signal’s reason once aborted', async () => {
+    await expect(probabilityOfBacktestOverfittingAsync(returnsMatrix(1, 16, [0, 0, 0]), { partitions: 3 })).rejects.toThrow(validationError(/even/));
+    const data = returnsMatrix(9, 300, Array(400).fill(0));
+    const aborted = new AbortController();
+    aborted.abort(new Error('cancelled before'));
+    await expect(probabilityOfBacktestOverfittingAsync(data, {}, { signal: aborted.signal })).rejects.toThrow('cancelled before');
+    const controller = new AbortController();
+    const running = probabilityOfBacktestOverfittingAsync(data, {}, { signal: controller.signal, sliceMs: 1 });
+    setTimeout(() => controller.abort(new Error('cancelled during')), 5);
+    await expect(running).rejects.toThrow('cancelled during');
   });
 });

@@ -2,8 +2,8 @@ import { OptimizationResults } from '@stratbox/contract';
 import { describe, expect, it } from 'vitest';
 import { EULER_MASCHERONI } from './deflated-sharpe.js';
 import { normalCdf, normalQuantile } from './normal-distribution.js';
-import { type TrialReturns, cscvPartitions, overfittingStatistics } from './optimization-statistics.js';
-import { normals, validationError } from './test-fixtures.js';
+import { MAX_CSCV_TRIAL_SPLITS, type TrialReturns, cscvPartitions, overfittingStatistics, overfittingStatisticsAsync } from './optimization-statistics.js';
+import { eventLoopTicks, normals, validationError } from './test-fixtures.js';
 
 function trial(index: number, returns: number[] | null, feasible = true): TrialReturns {
   return { index, returns: returns && Float64Array.from(returns), feasible };
@@ -21,8 +21,19 @@ function search(seed: number, count: number, periods: number, edge: number, sd =
 }
 
 describe('cscvPartitions', () => {
-  it('is the largest even number <= min(16, periods), null below 2 periods', () => {
-    expect([0, 1, 2, 3, 4, 7, 15, 16, 17, 500].map(cscvPartitions)).toEqual([null, null, 2, 2, 4, 6, 14, 16, 16, 16]);
+  it('is the largest even number <= min(16, periods) for a modest search, null below 2 periods', () => {
+    expect([0, 1, 2, 3, 4, 7, 15, 16, 17, 500].map((periods) => cscvPartitions(periods, 1000))).toEqual([null, null, 2, 2, 4, 6, 14, 16, 16, 16]);
+  });
+
+  it('takes fewer blocks as the trials grow, keeping C(S, S/2) x N within the budget, down to 8', () => {
+    const at = (trials: number) => cscvPartitions(512, trials);
+    // C(16, 8) = 12,870, C(14, 7) = 3,432, C(12, 6) = 924, C(10, 5) = 252, C(8, 4) = 70; budget 30,000,000.
+    expect(MAX_CSCV_TRIAL_SPLITS).toBe(30_000_000);
+    expect([2331, 2332, 8741, 8742, 32_467, 32_468, 100_000, 119_047, 119_048, 428_571].map(at)).toEqual([16, 14, 14, 12, 12, 10, 10, 10, 8, 8]);
+    expect(at(428_572)).toBeNull();
+    // Few periods: the largest even S <= T is the floor, if it fits the budget (C(6, 3) = 20).
+    expect(cscvPartitions(7, 1_500_000)).toBe(6);
+    expect(cscvPartitions(7, 1_500_001)).toBeNull();
   });
 });
 
@@ -139,4 +150,42 @@ describe('overfittingStatistics', () => {
     expect(deflatedSharpe).toMatchObject({ trials: 1000, periods: 500 });
     expect(elapsed).toBeLessThan(20_000);
   }, 60_000);
+
+  it('answers exactly what the sync function answers when run in time slices', async () => {
+    const small = [trial(0, [1, -1, 1, -1]), trial(2, [0, 0, 0, 0], false), trial(1, [2, 0, 2, 0]), trial(3, [3, 1, 3, 1])];
+    const cases: [TrialReturns[], number | null][] = [
+      [small, 3],
+      [small, null],
+      [search(6, 300, 320, 0.002).reverse(), 0],
+      [search(7, 40, 37, 0), 5],
+      [[trial(0, [1, 2]), trial(1, [2, 1])], 0],
+      [[trial(0, [1, 2, 3])], 0],
+    ];
+    for (const [trials, best] of cases) {
+      const sync = overfittingStatistics(trials, best);
+      expect(await overfittingStatisticsAsync(trials, best)).toEqual(sync);
+      expect(await overfittingStatisticsAsync(trials, best, { sliceMs: 0 })).toEqual(sync);
+    }
+    await expect(overfittingStatisticsAsync(small, 2)).rejects.toThrow(validationError(/not a feasible trial/));
+  });
+
+  it('lets other callbacks run while it works on 1,000 trials of 500 periods', async () => {
+    const trials = search(5, 1000, 500, 0.002);
+    const ticks = eventLoopTicks();
+    const { pbo } = await overfittingStatisticsAsync(trials, 0);
+    expect(pbo).toMatchObject({ partitions: 16, combinations: 12_870 });
+    expect(ticks.stop()).toBeGreaterThan(10);
+  }, 60_000);
+
+  it('keeps a 100,000-trial search within its budget: S = 10 (252 splits), in seconds', async () => {
+    const trials = search(8, 100_000, 64, 0);
+    const started = performance.now();
+    const { deflatedSharpe, pbo } = await overfittingStatisticsAsync(trials, 0);
+    const elapsed = performance.now() - started;
+    expect(pbo).toMatchObject({ partitions: 10, combinations: 252, trials: 100_000, periods: 64 });
+    expect(pbo!.pbo).toBeGreaterThan(0.2);
+    expect(deflatedSharpe).toMatchObject({ trials: 100_000, periods: 64 });
+    // About 1.3 s on a 2-core machine; generous for a loaded one.
+    expect(elapsed).toBeLessThan(30_000);
+  }, 120_000);
 });

@@ -11,3 +11,24 @@ export function normals(seed: number): () => number {
 export function validationError(message: RegExp): ReturnType<typeof expect.objectContaining> {
   return expect.objectContaining({ name: 'StratboxError', code: 'VALIDATION_FAILED', message: expect.stringMatching(message) });
 }
+
+/** Counts turns of the event loop (a setImmediate callback re-armed each turn) until `stop()`. */
+export function eventLoopTicks(): { readonly count: number; stop(): number } {
+  let count = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    count++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    get count() {
+      return count;
+    },
+    stop() {
+      running = false;
+      return count;
+    },
+  };
+}
