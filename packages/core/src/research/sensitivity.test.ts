@@ -2,7 +2,7 @@ import { PairSensitivity, ParamSensitivity } from '@stratbox/contract';
 import { describe, expect, it } from 'vitest';
 import { createRandom } from '../engine/guest/determinism.js';
 import { type SearchSpace, gridPoint, gridPoints, randomPoints } from './search-space.js';
-import { type SearchedParam, type SensitivityTrial, pairSensitivity, paramSensitivity } from './sensitivity.js';
+import { MAX_SENSITIVITY_PAIR_CELLS, type SearchedParam, type SensitivityTrial, pairSensitivity, paramSensitivity } from './sensitivity.js';
 
 function trial(params: Record<string, string>, objective: number | null, feasible = true): SensitivityTrial {
   return { params, objective, feasible };
@@ -167,5 +167,37 @@ describe('pairSensitivity', () => {
     expect(pairs.at(-1)!.params).toEqual(['p8', 'p9']);
     expect(pairs.every((p) => p.best[1]![1] === 7 && p.best[0]![0] === null)).toBe(true);
     expect(paramSensitivity([trial(params, 7)], searched).length).toBe(12);
+  });
+
+  it('leaves out the pairs whose heatmap would exceed 10,000 cells, keeping the others in order', () => {
+    const values = (count: number) => Array.from({ length: count }, (_, v) => String(v));
+    const searched: SearchedParam[] = [
+      { name: 'wide', values: values(1000) },
+      { name: 'hundred', values: values(100) },
+      { name: 'ten', values: values(10) },
+      { name: 'hundredOne', values: values(101) },
+    ];
+    const trials = [trial({ wide: '999', hundred: '99', ten: '9', hundredOne: '100' }, 5)];
+    const pairs = pairSensitivity(trials, searched);
+    // wide x hundred (100,000), wide x hundredOne (101,000) and hundred x hundredOne (10,100) are over.
+    expect(pairs.map((p) => p.params)).toEqual([
+      ['wide', 'ten'],
+      ['hundred', 'ten'],
+      ['ten', 'hundredOne'],
+    ]);
+    expect(MAX_SENSITIVITY_PAIR_CELLS).toBe(10_000);
+    expect(pairs[0]!.best.flat().length).toBe(10_000);
+    expect(pairs[0]!.best[999]![9]).toBe(5);
+    expect(pairs[2]!.best[9]![100]).toBe(5);
+    // 1-parameter sensitivity keeps every parameter.
+    expect(paramSensitivity(trials, searched).map((p) => p.values.length)).toEqual([1000, 100, 10, 101]);
+  });
+
+  it('has no heatmap for a random search over 10 parameters of 1,000 values each, instead of 45 of a million cells', () => {
+    const searched = Array.from({ length: 10 }, (_, i) => ({ name: `p${i}`, values: Array.from({ length: 1000 }, (_, v) => String(v)) }));
+    const random = createRandom(5);
+    const trials = Array.from({ length: 2000 }, () => trial(Object.fromEntries(searched.map((s) => [s.name, String(Math.floor(random() * 1000))])), random()));
+    expect(pairSensitivity(trials, searched)).toEqual([]);
+    expect(paramSensitivity(trials, searched).length).toBe(10);
   });
 });

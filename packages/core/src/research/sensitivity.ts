@@ -17,7 +17,8 @@ import type { OptimizationResults } from '@stratbox/contract';
  *   `mean` their mean; `trials` how many there are. Nothing depends on the trials' order (but
  *   the last bits of a mean, the rounding of its sum).
  * - Pairs are (i, j) with i < j in the order of `searched`, over its first
- *   MAX_SENSITIVITY_PAIR_PARAMS parameters: at most 45 pairs.
+ *   MAX_SENSITIVITY_PAIR_PARAMS parameters, leaving out a pair whose heatmap would have more than
+ *   MAX_SENSITIVITY_PAIR_CELLS cells: at most 45 pairs of at most 10,000 cells each.
  */
 
 /** One parameter's sensitivity (the contract's `ParamSensitivity`). */
@@ -40,6 +41,8 @@ export interface SearchedParam {
 
 /** Pairs are formed over at most this many parameters (the first ones): C(10, 2) = 45 heatmaps. */
 export const MAX_SENSITIVITY_PAIR_PARAMS = 10;
+/** The most cells a pair's heatmap may have (x values times y values, e.g. 100 x 100); larger pairs are left out. */
+export const MAX_SENSITIVITY_PAIR_CELLS = 10_000;
 
 /** Per searched parameter (in the order given) and per listed value: the best and mean objective of the feasible trials with that value, and their count. */
 export function paramSensitivity(trials: readonly SensitivityTrial[], searched: readonly SearchedParam[]): ParamSensitivityResult[] {
@@ -66,6 +69,10 @@ export function paramSensitivity(trials: readonly SensitivityTrial[], searched: 
  * Per pair of searched parameters (i < j in the order given, over the first
  * MAX_SENSITIVITY_PAIR_PARAMS): x the first one's listed values, y the second one's, and
  * `best[a][b]` the largest objective of the feasible trials with x[a] and y[b], null when none.
+ * A pair with more than MAX_SENSITIVITY_PAIR_CELLS cells (x.length times y.length) is left out
+ * (the others keep their order), so the answer holds at most 45 x 10,000 cells whatever the
+ * search: a random search over parameters of 1,000 values each has 1- but no 2-parameter
+ * sensitivity for them. Cost: O(trials x pairs + cells).
  */
 export function pairSensitivity(trials: readonly SensitivityTrial[], searched: readonly SearchedParam[]): PairSensitivityResult[] {
   const axes = searched.slice(0, MAX_SENSITIVITY_PAIR_PARAMS);
@@ -75,6 +82,7 @@ export function pairSensitivity(trials: readonly SensitivityTrial[], searched: r
     for (let j = i + 1; j < axes.length; j++) {
       const x = axes[i]!;
       const y = axes[j]!;
+      if (x.values.length * y.values.length > MAX_SENSITIVITY_PAIR_CELLS) continue;
       const best: (number | null)[][] = x.values.map(() => y.values.map(() => null));
       for (const { objective, positions } of counted) {
         const a = positions[i]!;
