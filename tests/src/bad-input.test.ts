@@ -9,6 +9,13 @@ const VALID_BODIES: Partial<Record<RouteKey, Record<string, unknown>>> = {
   'strategies.update': { name: 'n' },
   'backtests.create': { strategyId: `str_${'a'.repeat(22)}`, symbols: ['BTC/USDT:USDT'], startDate: '2024-01-01', endDate: '2024-02-01' },
   'backtests.monteCarlo': {},
+  'optimizations.create': {
+    strategyId: `str_${'a'.repeat(22)}`,
+    symbols: ['BTC/USDT:USDT'],
+    startDate: '2024-01-01',
+    endDate: '2024-02-01',
+    searchSpace: { fast: { values: [1, 2] } },
+  },
   'credentials.create': { exchange: 'paper', label: 'l' },
   'deployments.create': { strategyId: `str_${'a'.repeat(22)}`, credentialId: `cred_${'a'.repeat(22)}`, symbols: ['BTC/USDT:USDT'] },
   'marketplace.create': { strategyId: `str_${'a'.repeat(22)}`, name: 'n', price: 0 },
@@ -24,6 +31,7 @@ const PARAM_KIND: Record<string, keyof typeof ID_PREFIXES> = { reviewId: 'review
 const KIND_BY_GROUP: Record<string, keyof typeof ID_PREFIXES> = {
   strategies: 'strategy',
   backtests: 'backtest',
+  optimizations: 'optimization',
   deployments: 'deployment',
   credentials: 'credential',
   marketplace: 'listing',

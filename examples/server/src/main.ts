@@ -38,6 +38,8 @@ async function main() {
     ...(queue ? { queue } : {}),
     ...(events ? { events } : {}),
     workerConcurrency: runsJobs(scale.role) ? scale.workerConcurrency : 0,
+    // an api node runs no optimizations either; a worker node runs as many as it runs backtests
+    optimizations: { concurrency: runsJobs(scale.role) ? scale.workerConcurrency : 0 },
   });
   await stratbox.start();
   const backend = { store: config.databaseUrl ? 'postgres' : 'sqlite', queue: scale.redisUrl ? 'bullmq' : 'in-process', role: scale.role };

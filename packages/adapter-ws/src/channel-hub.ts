@@ -140,7 +140,7 @@ export class ChannelHub {
   /** The event message, validated against the contract (data of this channel's kind and record), or null. */
   private serialize(entry: ChannelEntry, channel: string, data: unknown): PendingEvent | null {
     const parsed = channelDataSchema(entry.kind).safeParse(data);
-    const ownerId = parsed.success ? ('backtestId' in parsed.data ? parsed.data.backtestId : parsed.data.deploymentId) : null;
+    const ownerId = parsed.success ? recordIdOf(parsed.data) : null;
     if (!parsed.success || ownerId !== entry.id) {
       this.logger.error('Dropped an event that does not match its channel in the contract', {
         channel,
@@ -148,7 +148,15 @@ export class ChannelHub {
       });
       return null;
     }
-    const droppable = entry.kind === 'backtest' && !isFinalProgress(parsed.data as { status: string });
+    // Progress events (backtests, optimizations) are droppable: a later one says more; the final one, and orders, never are.
+    const droppable = entry.kind !== 'deployment' && !isFinalProgress(parsed.data as { status: string });
     return { frame: Buffer.from(JSON.stringify({ type: 'event', channel, data: parsed.data })), droppable };
   }
+}
+
+/** The id of the record an event's data belongs to. */
+function recordIdOf(data: object): string {
+  if ('backtestId' in data) return String(data.backtestId);
+  if ('optimizationId' in data) return String(data.optimizationId);
+  return String((data as { deploymentId: string }).deploymentId);
 }

@@ -1,5 +1,7 @@
 import {
   backtestProgressChannel,
+  optimizationProgressChannel,
+  type OptimizationProgressData,
   deploymentOrdersChannel,
   ErrorBody,
   NEXT_CURSOR_HEADER,
@@ -99,6 +101,10 @@ export interface StratboxRealtimeMethods {
   deployments: {
     /** Order updates of a deployment (`deployment:<id>:orders`). */
     watchOrders(deploymentId: string, handler: (event: DeploymentOrderData) => void, options?: SubscribeOptions): Unsubscribe;
+  };
+  optimizations: {
+    /** Progress events of an optimization (`optimization:<id>:progress`): trials done, best so far, ending with its final status. */
+    watch(optimizationId: string, handler: (event: OptimizationProgressData) => void, options?: SubscribeOptions): Unsubscribe;
   };
 }
 
@@ -206,6 +212,8 @@ export function createStratboxClient(options: StratboxClientOptions): StratboxCl
   Object.assign(client, { realtime, subscribe: realtime.subscribe });
   (client.backtests ??= {}).watch = (id: string, handler: (event: BacktestProgressData) => void, subscribeOptions?: SubscribeOptions) =>
     realtime.subscribe(backtestProgressChannel(id), handler, subscribeOptions);
+  (client.optimizations ??= {}).watch = (id: string, handler: (event: OptimizationProgressData) => void, subscribeOptions?: SubscribeOptions) =>
+    realtime.subscribe(optimizationProgressChannel(id), handler, subscribeOptions);
   /** A log route's page: the bare array of the body and the cursor of the `X-Next-Cursor` header. */
   const logPage = async (key: 'deployments.logs' | 'backtests.logs', input: RouteInput<typeof key>, callOptions?: CallOptions): Promise<LogPageData> => {
     const { data, headers } = await request(key, input, callOptions);

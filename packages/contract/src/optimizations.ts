@@ -103,6 +103,7 @@ export const OptimizationTrial = z.object({
   feasible: z.boolean().meta({ description: 'Completed, objective defined, every constraint met: it may be the best' }),
   metrics: TrialMetrics.nullable(),
   error: RunError,
+  computeMs: z.number().int().meta({ description: 'CPU milliseconds the trial used (metered as compute), rounded up' }),
 });
 export type OptimizationTrial = z.infer<typeof OptimizationTrial>;
 
@@ -177,7 +178,9 @@ export const PairSensitivity = z.object({
 });
 
 export const DeflatedSharpe = z.object({
-  value: z.number().meta({ description: 'Probability that the true Sharpe ratio of the best trial is above 0, given the number of trials' }),
+  value: z.number().meta({
+    description: "Probability that the best trial's true Sharpe ratio beats the best that `trials` trials of pure luck would show (Bailey and López de Prado)",
+  }),
   sharpe: z.number().meta({ description: "The best trial's per-period Sharpe ratio (not annualized)" }),
   expectedMaxSharpe: z.number(),
   trials: z.number().int(),

@@ -2,38 +2,47 @@ import { z } from 'zod';
 import { ErrorCodeSchema } from './common.js';
 import { BacktestProgressEvent } from './backtests.js';
 import { DeploymentOrderEvent } from './deployments.js';
+import { OptimizationProgressEvent } from './optimizations.js';
 import { idPattern } from './ids.js';
 
 /** The one WebSocket endpoint, on the same server as the HTTP API (docs/api-contract.md, "WebSocket"). */
 export const WS_PATH = '/ws';
 
-/** `backtest:<id>:progress` or `deployment:<id>:orders` (docs/api-contract.md, "WebSocket"). */
-export const CHANNEL_PATTERN = new RegExp(`^(?:backtest:(${idPattern('backtest')}):progress|deployment:(${idPattern('deployment')}):orders)$`);
+/** `backtest:<id>:progress`, `deployment:<id>:orders` or `optimization:<id>:progress` (docs/api-contract.md, "WebSocket"). */
+export const CHANNEL_PATTERN = new RegExp(
+  `^(?:backtest:(${idPattern('backtest')}):progress|deployment:(${idPattern('deployment')}):orders|optimization:(${idPattern('optimization')}):progress)$`,
+);
 
 export const ChannelName = z.string().max(200).regex(CHANNEL_PATTERN, {
-  message: 'Expected backtest:<bt_id>:progress or deployment:<dep_id>:orders',
+  message: 'Expected backtest:<bt_id>:progress, deployment:<dep_id>:orders or optimization:<opt_id>:progress',
 });
 
 /** Channel of one backtest's progress. */
 export type BacktestProgressChannel = `backtest:${string}:progress`;
 /** Channel of one deployment's order updates. */
 export type DeploymentOrdersChannel = `deployment:${string}:orders`;
+/** Channel of one optimization's progress. */
+export type OptimizationProgressChannel = `optimization:${string}:progress`;
 /** Any channel name, typed by kind. */
-export type Channel = BacktestProgressChannel | DeploymentOrdersChannel;
+export type Channel = BacktestProgressChannel | DeploymentOrdersChannel | OptimizationProgressChannel;
 /** The kinds of record a channel can address. */
-export type ChannelKind = 'backtest' | 'deployment';
+export type ChannelKind = 'backtest' | 'deployment' | 'optimization';
 
 /** Data of an event on `backtest:<id>:progress`. */
 export type BacktestProgressData = z.infer<typeof BacktestProgressEvent>;
 /** Data of an event on `deployment:<id>:orders`. */
 export type DeploymentOrderData = z.infer<typeof DeploymentOrderEvent>;
+/** Data of an event on `optimization:<id>:progress`. */
+export type OptimizationProgressData = z.infer<typeof OptimizationProgressEvent>;
 
 /** Payload type carried by each channel kind. */
 export type ChannelData<C extends string> = C extends BacktestProgressChannel
   ? BacktestProgressData
   : C extends DeploymentOrdersChannel
     ? DeploymentOrderData
-    : never;
+    : C extends OptimizationProgressChannel
+      ? OptimizationProgressData
+      : never;
 
 /** `backtest:<id>:progress`. */
 export function backtestProgressChannel(backtestId: string): BacktestProgressChannel {
@@ -45,15 +54,21 @@ export function deploymentOrdersChannel(deploymentId: string): DeploymentOrdersC
   return `deployment:${deploymentId}:orders`;
 }
 
+/** `optimization:<id>:progress`. */
+export function optimizationProgressChannel(optimizationId: string): OptimizationProgressChannel {
+  return `optimization:${optimizationId}:progress`;
+}
+
 /** The kind and record id a channel name addresses, or null when the name is malformed. */
 export function parseChannel(name: string): { kind: ChannelKind; id: string } | null {
   if (typeof name !== 'string' || name.length > 200) return null;
   const match = CHANNEL_PATTERN.exec(name);
   if (!match) return null;
-  return match[1] !== undefined ? { kind: 'backtest', id: match[1] } : { kind: 'deployment', id: match[2]! };
+  if (match[1] !== undefined) return { kind: 'backtest', id: match[1] };
+  return match[2] !== undefined ? { kind: 'deployment', id: match[2] } : { kind: 'optimization', id: match[3]! };
 }
 
-/** Backtest statuses after which no more progress events come: the last event of a run carries one. */
+/** Backtest (and optimization) statuses after which no more progress events come: the last event of a run carries one. */
 export const FINAL_BACKTEST_STATUSES = ['completed', 'failed', 'cancelled'] as const;
 
 /** True for the last progress event of a run (status completed, failed or cancelled). */
@@ -62,8 +77,8 @@ export function isFinalProgress(data: { status: string }): boolean {
 }
 
 /** The schema of the data carried by a channel kind. */
-export function channelDataSchema(kind: ChannelKind): typeof BacktestProgressEvent | typeof DeploymentOrderEvent {
-  return kind === 'backtest' ? BacktestProgressEvent : DeploymentOrderEvent;
+export function channelDataSchema(kind: ChannelKind): typeof BacktestProgressEvent | typeof DeploymentOrderEvent | typeof OptimizationProgressEvent {
+  return kind === 'backtest' ? BacktestProgressEvent : kind === 'deployment' ? DeploymentOrderEvent : OptimizationProgressEvent;
 }
 
 const ClientRef = z.string().min(1).max(64);
@@ -82,15 +97,15 @@ export const WsEventMessage = z
   .object({
     type: z.literal('event'),
     channel: ChannelName,
-    data: z.union([BacktestProgressEvent, DeploymentOrderEvent]),
+    data: z.union([BacktestProgressEvent, DeploymentOrderEvent, OptimizationProgressEvent]),
   })
   .refine(
     (m) => {
       const parsed = parseChannel(m.channel);
       if (!parsed) return false;
-      return 'backtestId' in m.data
-        ? parsed.kind === 'backtest' && m.data.backtestId === parsed.id
-        : parsed.kind === 'deployment' && m.data.deploymentId === parsed.id;
+      if ('backtestId' in m.data) return parsed.kind === 'backtest' && m.data.backtestId === parsed.id;
+      if ('optimizationId' in m.data) return parsed.kind === 'optimization' && m.data.optimizationId === parsed.id;
+      return parsed.kind === 'deployment' && m.data.deploymentId === parsed.id;
     },
     { message: 'The event data does not belong to its channel', path: ['data'] },
   );

@@ -17,6 +17,8 @@ import { createMarketData } from './market-data/composite-market-data.js';
 import type { StrategyRunner } from './ports/strategy-runner.js';
 import { createBacktestService, type BacktestService } from './backtests/backtest-service.js';
 import { createBacktestWorker, type BacktestRecovery } from './backtests/backtest-worker.js';
+import { createOptimizationService, type OptimizationService } from './optimizations/optimization-service.js';
+import { createOptimizationWorker } from './optimizations/optimization-worker.js';
 import { createSandboxStrategyRunner } from './backtests/sandbox-strategy-runner.js';
 import { pickStrategyRunner } from './backtests/strategy-runner-dep.js';
 import { checkMaxBacktestTrades } from './backtests/stored-trades.js';
@@ -100,6 +102,12 @@ export interface StratboxConfig {
    * `queue` is shared by several nodes (`queue.shared`, e.g. BullMQ), else `restart`.
    */
   backtestRecovery?: BacktestRecovery;
+  /**
+   * Optimizations this process runs at once once `start()` is called (default 2, one per user; 0 runs none
+   * here), and slices of one optimization's trials run at once (default 2; each holds a sandbox
+   * child for about a second, as the pool's per-user cap allows).
+   */
+  optimizations?: { concurrency?: number; parallelSlices?: number };
 }
 
 export interface Stratbox {
@@ -116,6 +124,8 @@ export interface Stratbox {
   /** Who may subscribe to which channel, and the snapshot a subscriber gets first. */
   readonly channels: ChannelService;
   readonly backtests: BacktestService;
+  /** Parameter optimizations: trials, walk-forward validation, overfitting statistics (docs/research.md). */
+  readonly optimizations: OptimizationService;
   readonly billing: BillingServices;
   readonly credentials: CredentialService;
   readonly deployments: DeploymentService;
@@ -176,8 +186,21 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     beforeCreate: (userId) => billing.usage.reserveBacktest(userId),
     afterCreateFailed: (userId) => billing.usage.releaseBacktest(userId),
   });
+  const optimizations = createOptimizationService({
+    store,
+    clock,
+    logger,
+    events,
+    queue,
+    strategyRunner,
+    beforeCreate: (userId, trials) => billing.usage.assertOptimization(userId, trials),
+  });
   const channels = createChannelService({
-    resolvers: createStoreChannelResolvers(store, { backtest: (userId, id) => backtests.finalEvent(userId, id), ...config.channelResolvers }),
+    resolvers: createStoreChannelResolvers(store, {
+      backtest: (userId, id) => backtests.finalEvent(userId, id),
+      optimization: (userId, id) => optimizations.finalEvent(userId, id),
+      ...config.channelResolvers,
+    }),
   });
   const worker = createBacktestWorker({
     store,
@@ -192,6 +215,20 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     ...(config.perUserConcurrency === undefined ? {} : { perUserConcurrency: config.perUserConcurrency }),
     ...(config.backtestRecovery ? { recovery: config.backtestRecovery } : {}),
     onCompute: (userId, ms, repos) => billing.usage.addCompute(userId, ms, repos),
+  });
+  const optimizationWorker = createOptimizationWorker({
+    store,
+    clock,
+    logger,
+    events,
+    queue,
+    strategyRunner,
+    marketData,
+    concurrency: config.optimizations?.concurrency ?? 2,
+    ...(config.optimizations?.parallelSlices === undefined ? {} : { parallelSlices: config.optimizations.parallelSlices }),
+    ...(config.backtestRecovery ? { recovery: config.backtestRecovery } : {}),
+    onCompute: (userId, ms, repos) => billing.usage.addCompute(userId, ms, repos),
+    assertComputeLeft: (userId) => billing.usage.assertComputeLeft(userId),
   });
   const exchanges =
     config.deployments?.exchanges ??
@@ -270,10 +307,11 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     authenticate: config.authenticate ?? apiKeys.authenticate,
     strategies,
     users: { createUser: apiKeys.createUser, createApiKey: apiKeys.createApiKey },
-    api: createApiHandlers({ strategies, backtests, marketData, billing, marketplace, credentials, deployments }),
+    api: createApiHandlers({ strategies, backtests, optimizations, marketData, billing, marketplace, credentials, deployments }),
     events,
     channels,
     backtests,
+    optimizations,
     billing,
     marketplace,
     credentials,
@@ -284,8 +322,9 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     start() {
       // Deployments that were running when the process ended resume; their orders are reconciled.
       deploymentsStarted ??= supervisor.start();
-      if ((config.workerConcurrency ?? 2) <= 0) return deploymentsStarted ?? Promise.resolve();
-      started ??= worker.start();
+      const backtestsHere = (config.workerConcurrency ?? 2) > 0;
+      const optimizationsHere = (config.optimizations?.concurrency ?? 2) > 0;
+      started ??= Promise.all([backtestsHere ? worker.start() : undefined, optimizationsHere ? optimizationWorker.start() : undefined]).then(() => undefined);
       return Promise.all([started, deploymentsStarted]).then(() => undefined);
     },
     close() {

@@ -44,6 +44,8 @@ export type {
 } from './backtests/engine/index.js';
 export { createBacktestService, MAX_BACKTEST_BARS, type BacktestService } from './backtests/backtest-service.js';
 export { createBacktestWorker, type BacktestWorkerDeps, type BacktestRecovery } from './backtests/backtest-worker.js';
+export { createOptimizationService, OPTIMIZATION_JOB, type OptimizationService, type OptimizationServiceDeps } from './optimizations/optimization-service.js';
+export { createOptimizationWorker, type OptimizationWorkerDeps } from './optimizations/optimization-worker.js';
 export { createSandboxStrategyRunner } from './backtests/sandbox-strategy-runner.js';
 export * from './billing/index.js';
 export * from './marketplace/index.js';
@@ -76,6 +78,7 @@ export {
 } from './research/deflated-sharpe.js';
 export {
   probabilityOfBacktestOverfitting,
+  probabilityOfBacktestOverfittingAsync,
   sharpeMetric,
   type BacktestOverfittingOptions,
   type BacktestOverfittingResult,
@@ -92,7 +95,9 @@ export {
   // The contract's `TrialMetrics` is the schema; this is its type.
   type TrialMetrics as TrialMetricValues,
 } from './research/trial-score.js';
+export type { SliceOptions } from './research/time-slices.js';
 export {
+  MAX_SENSITIVITY_PAIR_CELLS,
   MAX_SENSITIVITY_PAIR_PARAMS,
   pairSensitivity,
   paramSensitivity,
@@ -103,9 +108,12 @@ export {
 } from './research/sensitivity.js';
 export {
   MAX_CSCV_PARTITIONS,
+  MAX_CSCV_TRIAL_SPLITS,
+  MIN_CSCV_PARTITIONS,
   MIN_DSR_PERIODS,
   cscvPartitions,
   overfittingStatistics,
+  overfittingStatisticsAsync,
   type OverfittingStatistics,
   type TrialReturns,
 } from './research/optimization-statistics.js';

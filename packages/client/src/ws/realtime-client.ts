@@ -70,7 +70,7 @@ interface ChannelEntry {
   /** Ref of this channel's subscribe on the current socket, or null when not sent on it. */
   ref: string | null;
   subscribed: boolean;
-  /** The final event of a finished backtest: nothing more will come, so it is not re-subscribed. */
+  /** The final event of a finished backtest or optimization: nothing more will come, so it is not re-subscribed. */
   final: unknown;
 }
 
@@ -188,7 +188,7 @@ export function createRealtimeClient(options: RealtimeOptions): RealtimeClient {
       case 'event': {
         const entry = entries.get(message.channel);
         if (!entry || entry.final !== undefined) return;
-        if (entry.kind === 'backtest' && isFinalProgress(message.data as { status: string })) {
+        if (entry.kind !== 'deployment' && isFinalProgress(message.data as { status: string })) {
           entry.final = message.data;
           scheduleLinger();
         }
@@ -302,7 +302,7 @@ export function createRealtimeClient(options: RealtimeOptions): RealtimeClient {
       if (!parsed || !ChannelName.safeParse(channel).success) {
         throw new StratboxClientError(
           'VALIDATION_FAILED',
-          `Not a channel: ${String(channel).slice(0, 80)}; expected backtest:<bt_id>:progress or deployment:<dep_id>:orders`,
+          `Not a channel: ${String(channel).slice(0, 80)}; expected backtest:<bt_id>:progress, deployment:<dep_id>:orders or optimization:<opt_id>:progress`,
           0,
         );
       }

@@ -31,6 +31,7 @@ describe('the API handler table is exhaustive', () => {
 const MISSING_IDS: Record<string, Record<string, string>> = {
   strategies: { id: 'str_00000000000000000000aa' },
   backtests: { id: 'bt_00000000000000000000aa' },
+  optimizations: { id: 'opt_00000000000000000000aa' },
   credentials: { id: 'cred_00000000000000000000aa' },
   deployments: { id: 'dep_00000000000000000000aa' },
   marketplace: { id: 'lst_00000000000000000000aa', reviewId: 'rev_00000000000000000000aa' },

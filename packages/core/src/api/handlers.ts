@@ -1,6 +1,7 @@
 import { NEXT_CURSOR_HEADER, type RouteKey, type RouteOutput, type RouteParsedInput } from '@stratbox/contract';
 import type { StrategyService } from '../strategies/strategy-service.js';
 import type { BacktestService } from '../backtests/backtest-service.js';
+import type { OptimizationService } from '../optimizations/optimization-service.js';
 import type { MarketData, TimeframeName } from '../ports/market-data.js';
 import { candlePage } from '../market-data/candle-page.js';
 import type { BillingServices } from '../billing/create-billing-services.js';
@@ -30,6 +31,7 @@ export type ApiHandlers = { [K in RouteKey]: ApiHandler<K> };
 export interface ApiServices {
   strategies: StrategyService;
   backtests: BacktestService;
+  optimizations: OptimizationService;
   marketData: MarketData;
   billing: BillingServices;
   marketplace: MarketplaceServices;
@@ -60,6 +62,11 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'backtests.monteCarlo': ({ userId, params, body }) => services.backtests.monteCarlo(userId, params.id, body),
     'backtests.create': ({ userId, body }) => services.backtests.create(userId, body),
     'backtests.cancel': ({ userId, params }) => services.backtests.cancel(userId, params.id),
+    'optimizations.list': ({ userId, query }) => services.optimizations.list(userId, query),
+    'optimizations.get': ({ userId, params }) => services.optimizations.get(userId, params.id),
+    'optimizations.trials': ({ userId, params, query }) => services.optimizations.trials(userId, params.id, query),
+    'optimizations.create': ({ userId, body }) => services.optimizations.create(userId, body),
+    'optimizations.cancel': ({ userId, params }) => services.optimizations.cancel(userId, params.id),
     'credentials.list': ({ userId, query }) => services.credentials.list(userId, query),
     'credentials.get': ({ userId, params }) => services.credentials.get(userId, params.id),
     'credentials.create': ({ userId, body }) => services.credentials.create(userId, body),

@@ -19,7 +19,7 @@ import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store } from '../ports/store.js';
 import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
 import { paginate, paginateBySeq, paginateLog } from '../util/cursor.js';
-import { newId } from '../util/ids.js';
+import { newBacktestRecord } from './new-backtest-record.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
 import { toBacktestDetail, toBacktestLogEntry, toBacktestSummary, toProgressEvent, toTradeView } from './backtest-views.js';
 import { ranPurchasedStrategy } from './backtest-logs.js';
@@ -110,37 +110,26 @@ export function createBacktestService(deps: BacktestServiceDeps) {
         throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
       }
       await deps.beforeCreate?.(userId);
-      const now = clock.now().toISOString();
-      const record: BacktestRecord = {
-        id: newId('backtest'),
-        userId,
-        strategyId: runnable.strategyId,
-        strategyVersion: runnable.version,
-        status: 'queued',
-        progress: 0,
-        processedBars: 0,
-        totalBars,
-        symbols: body.symbols,
-        startDate: body.startDate,
-        endDate: body.endDate,
-        timeframe,
-        marketType,
-        fees: body.fees,
-        leverage: body.leverage,
-        slippage: body.slippage,
-        initialCapital: body.initialCapital,
-        params: body.params,
-        dataSource: null,
-        // SPOT has no funding: a request for it is ignored, and the record says the run pays none.
-        funding: body.funding && marketType === 'LINEAR',
-        fundingSource: null,
-        computeMs: 0,
-        attempts: 0,
-        createdAt: now,
-        startedAt: null,
-        finishedAt: null,
-        error: null,
-      };
+      const record = newBacktestRecord(
+        {
+          userId,
+          strategyId: runnable.strategyId,
+          strategyVersion: runnable.version,
+          totalBars,
+          symbols: body.symbols,
+          startDate: body.startDate,
+          endDate: body.endDate,
+          timeframe,
+          marketType,
+          fees: body.fees,
+          leverage: body.leverage,
+          slippage: body.slippage,
+          initialCapital: body.initialCapital,
+          params: body.params,
+          funding: body.funding,
+        },
+        clock.now().toISOString(),
+      );
       try {
         await store.backtests.insert(record);
       } catch (error) {

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { isStratboxError } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
@@ -11,6 +9,8 @@ import { BACKTEST_JOB } from './backtest-service.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
 import { tradesToStore } from './stored-trades.js';
+import { runSeed } from './run-seed.js';
+import { cpuMsOf, runErrorFor } from './run-errors.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
 import { logLinesOf, toBacktestLogRecords } from './backtest-logs.js';
@@ -57,30 +57,6 @@ export type BacktestRecovery = 'restart' | 'resubmit' | 'none';
 
 /** A run interrupted by a crash is tried this many times in all before it is failed. */
 const MAX_ATTEMPTS = 2;
-
-/** The same configuration always gets the same seed, so a backtest can be repeated exactly. */
-function seedOf(r: BacktestRecord): number {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([r.strategyId, r.strategyVersion, r.symbols, r.startDate, r.endDate, r.timeframe, r.params]))
-    .digest();
-  return digest.readUInt32LE(0);
-}
-
-/** CPU milliseconds a failed run used, as the strategy runner reported it on the error. */
-function cpuMsOf(error: unknown): number {
-  const cpuMs = (error as { cpuMs?: unknown } | null)?.cpuMs;
-  return typeof cpuMs === 'number' && Number.isFinite(cpuMs) && cpuMs > 0 ? cpuMs : 0;
-}
-
-/** Errors whose message speaks of data, not of the strategy: a buyer may read them. */
-const DATA_ERRORS = ['DATA_NOT_FOUND', 'WARMUP_DATA_MISSING'];
-
-function runError(error: unknown): { code: string; message: string } {
-  if (isStratboxError(error)) return { code: error.code === 'NOT_FOUND' ? 'DATA_NOT_FOUND' : error.code, message: error.message };
-  const coded = error as { code?: unknown; message?: unknown };
-  if (error instanceof Error && typeof coded.code === 'string') return { code: coded.code, message: error.message };
-  return { code: 'INTERNAL', message: 'The backtest failed unexpectedly' };
-}
 
 /**
  * Takes backtest jobs from the queue and runs them: candles (and funding rates, for LINEAR runs
@@ -214,7 +190,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           initialCapital: record.initialCapital,
           params: record.params,
           marketType: record.marketType,
-          seed: seedOf(record),
+          seed: runSeed(record),
           ...(funding && funding.source !== null ? { funding: funding.funding } : {}),
         },
         {
@@ -260,12 +236,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
         );
         return;
       }
-      // A bought strategy's failure must not quote its code (run-only licence): keep the code only.
-      const code = (error as { code?: string }).code ?? '';
-      const failure =
-        ownsSource || DATA_ERRORS.includes(code) || isStratboxError(error)
-          ? runError(error)
-          : { code: runError(error).code, message: 'The purchased strategy failed; its author can see why' };
+      const failure = runErrorFor(error, ownsSource);
       if (failure.code === 'INTERNAL') logger.error('backtest failed', { backtestId: record.id, error: String(error) });
       const logs = keptLogs(logLinesOf(error));
       const failed = await finish(record, ['running'], { status: 'failed', error: failure, finishedAt: clock.now().toISOString() }, cpuMsOf(error), (tx) =>

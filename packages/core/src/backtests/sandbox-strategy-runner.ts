@@ -1,10 +1,24 @@
 import type { SandboxPool } from './engine/backtest-pool.js';
 import { parseStrategyParams, type ParamSpec } from '../sandbox/strategy-meta.js';
-import type { BacktestRunInput, StrategyDeclaration, StrategyRunner } from '../ports/strategy-runner.js';
+import type { CandleSeries } from '../ports/market-data.js';
+import type { BacktestRunInput, StrategyDeclaration, StrategyRunner, TrialRunOutcome } from '../ports/strategy-runner.js';
 import { downsampleEquity } from './equity-downsample.js';
+
+type WireCandles = Parameters<SandboxPool['runBacktest']>[0]['candles'];
 
 /** The StrategyRunner on the QuickJS sandbox pool; `close` closes the pool. */
 export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
+  /** The candles of a series list as the pool takes them: one object per list, so the pool digests a sweep's candles once. */
+  const candlesOf = new WeakMap<readonly CandleSeries[], WireCandles>();
+  const wireCandles = (series: readonly CandleSeries[]): WireCandles => {
+    let candles = candlesOf.get(series);
+    if (!candles) {
+      candles = {};
+      for (const s of series) candles[s.symbol] = s;
+      candlesOf.set(series, candles);
+    }
+    return candles;
+  };
   return {
     async inspect(source, options = {}) {
       const info = await pool.inspectStrategy(source, options);
@@ -44,6 +58,34 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
         computeMs: result.stats.cpuMs,
         logs: result.logs.map((l) => ({ time: Date.parse(l.time), level: l.level, message: l.message })),
       };
+    },
+    async runTrials(input, trials, { signal, tenant }) {
+      const outcomes = await pool.runTrials(
+        {
+          source: input.source,
+          candles: wireCandles(input.series),
+          symbols: input.series.map((s) => s.symbol),
+          ...(input.series[0] === undefined ? {} : { timeframe: input.series[0].timeframe }),
+          fees: input.fees,
+          leverage: input.leverage,
+          slippage: input.slippage,
+          initialCapital: input.initialCapital,
+          marketType: input.marketType,
+          ...(input.funding === undefined ? {} : { funding: input.funding }),
+        },
+        trials.map((t) => t.params),
+        {
+          signal,
+          ...(tenant === undefined ? {} : { tenant }),
+          window: input.window,
+          periods: { periodMs: input.periodMs },
+          seeds: trials.map((t) => t.seed),
+        },
+      );
+      return outcomes.map((o): TrialRunOutcome => {
+        if (!o.ok) return { ok: false, error: o.error, cpuMs: o.cpuMs };
+        return { ok: true, metrics: o.metrics as unknown as Record<string, unknown>, returns: o.returns ?? new Float64Array(0), cpuMs: o.cpuMs };
+      });
     },
     close: () => pool.close(),
   };

@@ -24,7 +24,12 @@ function testClock(start = '2026-03-15T12:00:00.000Z') {
 
 describe('plans and periods', () => {
   it('has one documented plan table with increasing limits', () => {
-    expect(PLANS.free).toEqual({ tier: 'free', name: 'Free', priceUsdCents: 0, limits: { deployments: 1, backtests: 50, computeSeconds: 1_800 } });
+    expect(PLANS.free).toEqual({
+      tier: 'free',
+      name: 'Free',
+      priceUsdCents: 0,
+      limits: { deployments: 1, backtests: 50, computeSeconds: 1_800, trialsPerOptimization: 1_000 },
+    });
     expect(PLANS.pro.priceUsdCents).toBe(2_900);
     expect(PLANS.team.priceUsdCents).toBe(9_900);
     for (const key of ['deployments', 'backtests', 'computeSeconds'] as const) {

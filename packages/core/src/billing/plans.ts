@@ -2,16 +2,19 @@
  * The one plan table of Stratbox. Prices are in USD cents per month; limits apply per billing
  * period (the subscription's current period, or the calendar month in UTC on the free plan):
  *
- * | tier | price / month | live bots (`deployments`, active at once) | `backtests` started / period | `compute` CPU-seconds / period |
- * |------|---------------|-------------------------------------------|------------------------------|--------------------------------|
- * | free | $0            | 1                                         | 50                           | 1,800 (30 CPU-minutes)         |
- * | pro  | $29           | 5                                         | 1,000                        | 72,000 (20 CPU-hours)          |
- * | team | $99           | 25                                        | 10,000                       | 720,000 (200 CPU-hours)        |
+ * | tier | price / month | live bots (`deployments`, active at once) | `backtests` started / period | `compute` CPU-seconds / period | trials per optimization |
+ * |------|---------------|-------------------------------------------|------------------------------|--------------------------------|-------------------------|
+ * | free | $0            | 1                                         | 50                           | 1,800 (30 CPU-minutes)         | 1,000                   |
+ * | pro  | $29           | 5                                         | 1,000                        | 72,000 (20 CPU-hours)          | 5,000                   |
+ * | team | $99           | 25                                        | 10,000                       | 720,000 (200 CPU-hours)        | 20,000                  |
  *
  * `compute` counts CPU time of sandboxed strategy execution, backtests and live deployments
  * together. A backtest is refused (402 PLAN_LIMIT_EXCEEDED) when the period's backtest allowance
  * is used up or no compute is left; a deployment is refused when the live bot limit is reached.
  * A backtest already running when compute runs out finishes; its CPU time is still counted.
+ * An optimization is refused when it holds more trials than `trialsPerOptimization` or no compute
+ * is left; one running when compute runs out stops after its current slice of trials (failed,
+ * PLAN_LIMIT_EXCEEDED), its finished trials kept and counted.
  *
  * Hosts can change limits and prices with `resolvePlans(overrides)` (config `billing.plans`).
  */
@@ -28,6 +31,11 @@ export interface PlanLimits {
   backtests: number;
   /** CPU-seconds of sandboxed execution per billing period. */
   computeSeconds: number;
+  /**
+   * Trials one optimization may hold (searches × folds). Each trial's CPU time counts as compute.
+   * A worker keeps a trial's per-period returns in memory while it runs (about 4 KB a trial).
+   */
+  trialsPerOptimization: number;
 }
 
 export interface Plan {
@@ -43,9 +51,14 @@ export type PlanTable = Readonly<Record<TierName, Plan>>;
 export const TIERS = ['free', 'pro', 'team'] as const satisfies readonly TierName[];
 
 export const PLANS: PlanTable = Object.freeze({
-  free: { tier: 'free', name: 'Free', priceUsdCents: 0, limits: { deployments: 1, backtests: 50, computeSeconds: 1_800 } },
-  pro: { tier: 'pro', name: 'Pro', priceUsdCents: 2_900, limits: { deployments: 5, backtests: 1_000, computeSeconds: 72_000 } },
-  team: { tier: 'team', name: 'Team', priceUsdCents: 9_900, limits: { deployments: 25, backtests: 10_000, computeSeconds: 720_000 } },
+  free: { tier: 'free', name: 'Free', priceUsdCents: 0, limits: { deployments: 1, backtests: 50, computeSeconds: 1_800, trialsPerOptimization: 1_000 } },
+  pro: { tier: 'pro', name: 'Pro', priceUsdCents: 2_900, limits: { deployments: 5, backtests: 1_000, computeSeconds: 72_000, trialsPerOptimization: 5_000 } },
+  team: {
+    tier: 'team',
+    name: 'Team',
+    priceUsdCents: 9_900,
+    limits: { deployments: 25, backtests: 10_000, computeSeconds: 720_000, trialsPerOptimization: 20_000 },
+  },
 });
 
 /** Changes to the plan table: per tier, a new price and/or some limits. */

@@ -15,7 +15,7 @@ export interface UsageServiceDeps {
 }
 
 export type UsageView = z.infer<typeof Usage>;
-export type UsageCounterName = 'compute' | 'backtests' | 'deployments';
+export type UsageCounterName = 'compute' | 'backtests' | 'deployments' | 'trials';
 
 /** The 402 every refusal answers: `details` is `{ counter, used, limit }`. */
 export function planLimitExceeded(counter: UsageCounterName, used: number, limit: number, tier: TierName): StratboxError {
@@ -24,8 +24,14 @@ export function planLimitExceeded(counter: UsageCounterName, used: number, limit
       ? `compute allowance (${limit} CPU-seconds)`
       : counter === 'backtests'
         ? `backtest allowance (${limit} per period)`
-        : `live bot limit (${limit})`;
-  return new StratboxError('PLAN_LIMIT_EXCEEDED', `Your ${tier} plan's ${what} is used up; upgrade or wait for the next billing period`, {
+        : counter === 'trials'
+          ? `trials per optimization (${limit})`
+          : `live bot limit (${limit})`;
+  const message =
+    counter === 'trials'
+      ? `The optimization holds ${used} trials; your ${tier} plan allows ${limit} per optimization. Search fewer values, or upgrade`
+      : `Your ${tier} plan's ${what} is used up; upgrade or wait for the next billing period`;
+  return new StratboxError('PLAN_LIMIT_EXCEEDED', message, {
     counter,
     used,
     limit,
@@ -120,6 +126,25 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
         logger?.error('Could not meter compute', { userId, computeMs, error: error instanceof Error ? error.message : String(error) });
         throw error;
       }
+    },
+
+    /**
+     * For an optimization of `trials` trials: throws 402 PLAN_LIMIT_EXCEEDED (`counter: 'trials'`)
+     * when the plan allows fewer per optimization, or (`counter: 'compute'`) when no compute is
+     * left this period. Counts nothing: each trial's CPU time is metered as compute when it runs.
+     */
+    async assertOptimization(userId: string, trials: number): Promise<void> {
+      const ctx = await context(userId);
+      const limit = ctx.plan.limits.trialsPerOptimization;
+      if (trials > limit) throw planLimitExceeded('trials', trials, limit, ctx.tier);
+      await this.assertComputeLeft(userId, ctx);
+    },
+
+    /** Throws 402 PLAN_LIMIT_EXCEEDED (`counter: 'compute'`) when the period's compute is used up. */
+    async assertComputeLeft(userId: string, known?: UsageContext): Promise<void> {
+      const ctx = known ?? (await context(userId));
+      const computeMs = (await store.usageCounters.find(userId, ctx.period.start))?.computeMs ?? 0;
+      if (computeMs >= computeLimitMs(ctx.plan)) throw planLimitExceeded('compute', Math.floor(computeMs / 1000), ctx.plan.limits.computeSeconds, ctx.tier);
     },
 
     /**

@@ -1,4 +1,4 @@
-import { parseChannel, type BacktestProgressData, type Channel, type ChannelData, type ChannelKind } from '@stratbox/contract';
+import { parseChannel, type BacktestProgressData, type Channel, type ChannelData, type ChannelKind, type OptimizationProgressData } from '@stratbox/contract';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { Store } from '../ports/store.js';
 
@@ -12,10 +12,17 @@ export type BacktestChannelResolver = (userId: string, backtestId: string) => Pr
 /** Decides whether `userId` may subscribe to deployment `deploymentId`: null when it is not theirs or missing. */
 export type DeploymentChannelResolver = (userId: string, deploymentId: string) => Promise<object | null>;
 
+/**
+ * Decides whether `userId` may subscribe to optimization `optimizationId`: null when it is not
+ * theirs or missing; for a finished one, `final` is its last progress event.
+ */
+export type OptimizationChannelResolver = (userId: string, optimizationId: string) => Promise<{ final?: OptimizationProgressData } | null>;
+
 /** One resolver per channel kind. */
 export interface ChannelResolvers {
   backtest: BacktestChannelResolver;
   deployment: DeploymentChannelResolver;
+  optimization: OptimizationChannelResolver;
 }
 
 /** What a granted subscription starts with. */
@@ -40,13 +47,14 @@ export interface ChannelService {
 
 /**
  * The default resolvers, each replaced by the one in `overrides` if given: deployments are looked
- * up in the store (scoped by user); backtests are "not found" until a backtest resolver is given
- * (`StratboxConfig.channelResolvers.backtest`).
+ * up in the store (scoped by user); backtests and optimizations are "not found" until their
+ * resolver is given (`StratboxConfig.channelResolvers`).
  */
 export function createStoreChannelResolvers(store: Pick<Store, 'deployments'>, overrides: Partial<ChannelResolvers> = {}): ChannelResolvers {
   return {
     backtest: overrides.backtest ?? (async () => null),
     deployment: overrides.deployment ?? (async (userId, deploymentId) => ((await store.deployments.findById(userId, deploymentId)) ? {} : null)),
+    optimization: overrides.optimization ?? (async () => null),
   };
 }
 
@@ -55,12 +63,23 @@ export function createChannelService({ resolvers }: { resolvers: ChannelResolver
   return {
     async authorize<C extends Channel>(userId: string, channel: C): Promise<ChannelAccess<C>> {
       const parsed = parseChannel(channel);
-      if (!parsed) throw new StratboxError('VALIDATION_FAILED', 'Expected a channel backtest:<bt_id>:progress or deployment:<dep_id>:orders');
+      if (!parsed) {
+        throw new StratboxError(
+          'VALIDATION_FAILED',
+          'Expected a channel backtest:<bt_id>:progress, deployment:<dep_id>:orders or optimization:<opt_id>:progress',
+        );
+      }
       const notFound = new StratboxError('NOT_FOUND', `Channel ${channel} not found`);
       if (parsed.kind === 'backtest') {
         const found = await resolvers.backtest(userId, parsed.id);
         if (!found) throw notFound;
         const final = found.final && found.final.backtestId === parsed.id ? found.final : null;
+        return { channel, kind: parsed.kind, id: parsed.id, snapshot: final as ChannelData<C> | null };
+      }
+      if (parsed.kind === 'optimization') {
+        const found = await resolvers.optimization(userId, parsed.id);
+        if (!found) throw notFound;
+        const final = found.final && found.final.optimizationId === parsed.id ? found.final : null;
         return { channel, kind: parsed.kind, id: parsed.id, snapshot: final as ChannelData<C> | null };
       }
       const found = await resolvers.deployment(userId, parsed.id);

@@ -120,7 +120,11 @@ export async function withRunOnlyErrors<T>(canReadSource: boolean, work: () => P
     return await work();
   } catch (error) {
     if (canReadSource || !(error instanceof StratboxError)) throw error;
-    if (error.code === 'VALIDATION_FAILED' && Array.isArray(error.details) && error.details.every((d: { path?: string }) => d.path?.startsWith('params.'))) {
+    if (
+      error.code === 'VALIDATION_FAILED' &&
+      Array.isArray(error.details) &&
+      error.details.every((d: { path?: string }) => d.path?.startsWith('params.') || d.path?.startsWith('body.'))
+    ) {
       throw new StratboxError(
         'VALIDATION_FAILED',
         error.message,

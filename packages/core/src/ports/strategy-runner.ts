@@ -58,6 +58,29 @@ export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestI
   logs?: StrategyLogLine[];
 }
 
+/** What every trial of a sweep shares: a backtest's input without its params and seed, plus the window. */
+export interface TrialsRunInput extends Omit<BacktestRunInput, 'params' | 'seed' | 'startTime'> {
+  /**
+   * The window the trials run over: candles with open time before `end`, traded from `start`,
+   * with at most `warmup` candles per symbol before `start`. No candle at or after `end` is ever
+   * visible to the strategy.
+   */
+  window: { start: number; end: number; warmup: number };
+  /** Each completed trial answers its returns per period of `start + k × periodMs` over the window. */
+  periodMs: number;
+}
+
+/** One trial of a sweep: its params (strings, as a backtest takes them) and the seed of its PRNG. */
+export interface TrialRunRequest {
+  params: Record<string, string>;
+  seed: number;
+}
+
+/** What one trial answered. */
+export type TrialRunOutcome =
+  | { ok: true; metrics: Record<string, unknown>; returns: Float64Array; cpuMs: number }
+  | { ok: false; error: { code: string; message: string }; cpuMs: number };
+
 /** Who a run or check is for, so that users take turns for the sandbox. */
 export interface TenantOption {
   /** The user id; runs of different users take turns, and each user has a cap on runs at once. */
@@ -102,5 +125,13 @@ export interface StrategyRunner {
     input: BacktestRunInput,
     options: TenantOption & { signal: AbortSignal; onProgress: (processedBars: number, totalBars: number) => void },
   ): Promise<BacktestRunOutput>;
+  /**
+   * Runs the strategy once per trial over the same candles (a sweep): each trial is a whole
+   * backtest with its own fresh strategy state, answering its metrics and per-period returns, or
+   * why it failed (a failed trial does not stop the others), in the order given. Rejects with
+   * CANCELLED soon after `signal` aborts, with `cpuMs` on the error. A call holds a sandbox until
+   * its last trial: give it a second or two of work at a time.
+   */
+  runTrials(input: TrialsRunInput, trials: readonly TrialRunRequest[], options: TenantOption & { signal: AbortSignal }): Promise<TrialRunOutcome[]>;
   close(): Promise<void>;
 }
