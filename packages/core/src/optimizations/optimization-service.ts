@@ -133,7 +133,13 @@ export function createOptimizationService(deps: OptimizationServiceDeps) {
         finishedAt: null,
         error: null,
       };
-      await store.optimizations.insert(record);
+      try {
+        await store.optimizations.insert(record);
+      } catch (error) {
+        // An optimization belongs to its strategy (deleted with it): one deleted meanwhile is not found.
+        if (!(await store.strategies.findById(runnable.ownerId, runnable.strategyId))) throw notFound('Strategy', body.strategyId);
+        throw error;
+      }
       try {
         await queue.enqueue({ name: OPTIMIZATION_JOB, id: record.id, group: userId, payload: {} });
       } catch (error) {
