@@ -1,0 +1,49 @@
+import { BacktestListPage } from './backtests/backtest-list-page.js';
+import { BacktestNewPage } from './backtests/backtest-new-page.js';
+import { BacktestPage } from './backtests/backtest-page.js';
+import { NavBar } from './nav-bar.js';
+import type { Route } from './routing/route.js';
+import { useRoute } from './routing/use-route.js';
+import { useSession } from './session/session-context.js';
+import { SignInPage } from './sign-in/sign-in-page.js';
+import { StrategyListPage } from './strategies/strategy-list-page.js';
+import { StrategyNewPage } from './strategies/strategy-new-page.js';
+import { StrategyPage } from './strategies/strategy-page.js';
+import { NotFoundPage } from './not-found-page.js';
+
+function Page({ route }: { route: Route }) {
+  switch (route.name) {
+    case 'strategies':
+      return <StrategyListPage />;
+    case 'newStrategy':
+      return <StrategyNewPage />;
+    case 'strategy':
+      return <StrategyPage key={route.id} id={route.id} />;
+    case 'backtests':
+      return <BacktestListPage strategyId={route.strategyId} />;
+    case 'newBacktest':
+      return <BacktestNewPage strategyId={route.strategyId} />;
+    case 'backtest':
+      return <BacktestPage key={route.id} id={route.id} />;
+    case 'notFound':
+      return <NotFoundPage path={route.path} />;
+  }
+}
+
+/** The dashboard: sign-in first, then the page of the address. */
+export function App() {
+  const { session } = useSession();
+  const route = useRoute();
+  if (!session) return <SignInPage />;
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <NavBar route={route} />
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </>
+  );
+}

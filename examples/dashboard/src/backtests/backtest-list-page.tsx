@@ -1,0 +1,99 @@
+import type { BacktestStatus, BacktestSummary } from '@stratbox/client';
+import { useState } from 'react';
+import { Link } from '../routing/link.js';
+import { useClient } from '../session/session-context.js';
+import { EmptyState } from '../ui/empty-state.js';
+import { formatTime } from '../ui/format.js';
+import { PagedListView } from '../ui/paged-list-view.js';
+import { useAsync } from '../ui/use-async.js';
+import { usePagedList } from '../ui/use-paged-list.js';
+import { StatusBadge } from './status-badge.js';
+
+const STATUSES: BacktestStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
+
+/** The user's backtests, newest first, optionally of one strategy or one status. */
+export function BacktestListPage({ strategyId }: { strategyId: string | undefined }) {
+  const client = useClient();
+  const [status, setStatus] = useState<BacktestStatus | ''>('');
+  // names for the strategy column: the first 200 strategies (an id stands in for any other)
+  const strategies = useAsync('strategies:names', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
+  const names = new Map(strategies.data?.strategies.map((s) => [s.id, s.name]) ?? []);
+  const list = usePagedList<BacktestSummary>(`backtests:${strategyId ?? ''}:${status}`, async (cursor, signal) => {
+    const query = { limit: 50, ...(strategyId ? { strategyId } : {}), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
+    const page = await client.backtests.list({ query }, { signal });
+    return { items: page.backtests, nextCursor: page.nextCursor };
+  });
+
+  return (
+    <section>
+      <div className="page-header">
+        <h1>Backtests{strategyId ? ` of ${names.get(strategyId) ?? strategyId}` : ''}</h1>
+        <Link className="button primary" to={{ name: 'newBacktest', ...(strategyId ? { strategyId } : {}) }}>
+          New backtest
+        </Link>
+      </div>
+      <div className="form-row filters">
+        <div className="field">
+          <label htmlFor="filter-status">Status</label>
+          <select id="filter-status" value={status} onChange={(e) => setStatus(e.target.value as BacktestStatus | '')}>
+            <option value="">Any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        {strategyId ? <Link to={{ name: 'backtests' }}>Show every strategy’s backtests</Link> : null}
+      </div>
+      <PagedListView
+        list={list}
+        errorTitle="Could not load your backtests"
+        loadingLabel="Loading backtests…"
+        empty={
+          <EmptyState title="No backtests here yet">
+            <p>
+              <Link to={{ name: 'newBacktest', ...(strategyId ? { strategyId } : {}) }}>Run a backtest</Link> to see how a strategy would have traded.
+            </p>
+          </EmptyState>
+        }
+      >
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Strategy</th>
+                <th scope="col">Symbols</th>
+                <th scope="col">Range</th>
+                <th scope="col">Timeframe</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((b) => (
+                <tr key={b.id}>
+                  <th scope="row">
+                    <Link to={{ name: 'backtest', id: b.id }}>{formatTime(b.createdAt)}</Link>
+                  </th>
+                  <td>
+                    <Link to={{ name: 'strategy', id: b.strategyId }}>{names.get(b.strategyId) ?? b.strategyId}</Link> v{b.strategyVersion}
+                  </td>
+                  <td>{b.symbols.join(', ')}</td>
+                  <td>
+                    {b.startDate} to {b.endDate}
+                  </td>
+                  <td>{b.timeframe}</td>
+                  <td>
+                    <StatusBadge status={b.status} />
+                    {b.status === 'running' ? ` ${Math.round(b.progress * 100)}%` : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </PagedListView>
+    </section>
+  );
+}

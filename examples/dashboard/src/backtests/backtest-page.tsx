@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'react';
+import { Link } from '../routing/link.js';
+import { useClient } from '../session/session-context.js';
+import { ErrorBanner } from '../ui/error-banner.js';
+import { formatMoney, formatTime } from '../ui/format.js';
+import { RecordPlaceholder } from '../ui/record-placeholder.js';
+import { useAsync } from '../ui/use-async.js';
+import { BacktestProgress } from './backtest-progress.js';
+import { BacktestResults } from './backtest-results.js';
+import { isFinished } from './final-status.js';
+import { StatusBadge } from './status-badge.js';
+
+/** One backtest: its settings, its live progress while it runs, its results once completed. */
+export function BacktestPage({ id }: { id: string }) {
+  const client = useClient();
+  const backtest = useAsync(`backtest:${id}`, (signal) => client.backtests.get({ params: { id } }, { signal }));
+  const b = backtest.data;
+  // a run seen unfinished keeps its progress bar (at 100%) above its results
+  const [watched, setWatched] = useState(false);
+  const running = b !== undefined && !isFinished(b.status);
+  useEffect(() => {
+    if (running) setWatched(true);
+  }, [running]);
+  if (!b) return <RecordPlaceholder title="Backtest" what="backtest" error={backtest.error} loading={backtest.loading} />;
+  return (
+    <section>
+      <div className="page-header">
+        <div>
+          <h1>
+            Backtest <StatusBadge status={b.status} />
+          </h1>
+          <p className="muted">
+            <Link to={{ name: 'strategy', id: b.strategyId }}>Strategy</Link> v{b.strategyVersion} · {b.symbols.join(', ')} · {b.startDate} to {b.endDate} ·{' '}
+            {b.timeframe} · {b.marketType} · {b.leverage}x · capital {formatMoney(b.initialCapital)}
+          </p>
+          <p className="muted small">
+            Fees maker {b.fees.maker}, taker {b.fees.taker} · slippage {b.slippage} · funding {b.funding ? `on (${b.fundingSource ?? 'none paid'})` : 'off'}
+            {Object.keys(b.params).length
+              ? ` · params ${Object.entries(b.params)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(', ')}`
+              : ''}{' '}
+            · data {b.dataSource ?? '–'} · created {formatTime(b.createdAt)} · <code>{b.id}</code>
+          </p>
+        </div>
+        <Link className="button" to={{ name: 'newBacktest', strategyId: b.strategyId }}>
+          Run another
+        </Link>
+      </div>
+      <ErrorBanner error={backtest.error} title="Could not refresh the backtest" />
+      {running || watched ? <BacktestProgress backtest={b} onFinal={backtest.reload} /> : null}
+      {b.status === 'failed' ? (
+        <div className="error-banner" role="alert">
+          <p className="error-title">The run failed</p>
+          <p>
+            <code className="error-code">{b.error?.code ?? 'FAILED'}</code> {b.error?.message ?? 'No reason was given.'}
+          </p>
+        </div>
+      ) : null}
+      {b.status === 'cancelled' ? <p className="notice">This run was cancelled{b.finishedAt ? ` at ${formatTime(b.finishedAt)}` : ''}.</p> : null}
+      {b.status === 'completed' ? <BacktestResults backtest={b} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import type { BacktestSummary } from '@stratbox/client';
+import type { Trade } from './trade.js';
+import { CandlestickSeries, createChart, createSeriesMarkers, type SeriesMarker, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { ErrorBanner } from '../ui/error-banner.js';
+import { Loading } from '../ui/loading.js';
+import { toSeconds } from './chart-data.js';
+import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
+import { tradeMarkers } from './trade-markers.js';
+import { useCandles } from './use-candles.js';
+
+const TIMEFRAME_SECONDS: Record<string, number> = { '1m': 60, '5m': 300, '15m': 900, '30m': 1800, '1h': 3600, '4h': 14_400, '1d': 86_400 };
+
+/**
+ * The candles one symbol of a backtest ran on, with each of its trades' entry and exit marked.
+ * The figure carries the number of markers the chart holds (`data-markers`) and of trades
+ * marked (`data-trades`), as its caption says.
+ */
+export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSummary; symbol: string; trades: Trade[] }) {
+  const host = useRef<HTMLDivElement>(null);
+  const { candles, source, loading, error, truncated } = useCandles(backtest, symbol);
+  const [shownMarkers, setShownMarkers] = useState(0);
+  const data = useMemo(
+    () => candles.map((c) => ({ time: toSeconds(c.time) as UTCTimestamp, open: c.open, high: c.high, low: c.low, close: c.close })),
+    [candles],
+  );
+  const marks = useMemo(
+    () =>
+      tradeMarkers(
+        trades,
+        data.map((d) => d.time),
+        TIMEFRAME_SECONDS[backtest.timeframe] ?? 3600,
+      ),
+    [trades, data, backtest.timeframe],
+  );
+
+  useEffect(() => {
+    if (!host.current || loading || data.length === 0) return;
+    const chart = createChart(host.current, CHART_OPTIONS);
+    const series = chart.addSeries(CandlestickSeries, {
+      upColor: SERIES_COLORS.up,
+      downColor: SERIES_COLORS.down,
+      borderVisible: false,
+      wickUpColor: SERIES_COLORS.up,
+      wickDownColor: SERIES_COLORS.down,
+    });
+    series.setData(data);
+    const plugin = createSeriesMarkers(series, marks.markers as SeriesMarker<UTCTimestamp>[]);
+    setShownMarkers(plugin.markers().length);
+    chart.timeScale().fitContent();
+    return () => {
+      chart.remove();
+      setShownMarkers(0);
+    };
+  }, [data, marks, loading]);
+
+  return (
+    <figure className="chart-figure" data-testid="candle-chart" data-symbol={symbol} data-markers={shownMarkers} data-trades={marks.marked}>
+      <ErrorBanner error={error} title={`Could not load the candles of ${symbol}`} />
+      {loading ? <Loading label={`Loading candles of ${symbol}… ${candles.length.toLocaleString('en')} so far`} /> : null}
+      {!loading && !error && data.length === 0 ? <p className="muted">No candles for {symbol} over this range.</p> : null}
+      <div
+        className="chart candle-chart"
+        ref={host}
+        role="img"
+        hidden={loading || data.length === 0}
+        aria-label={`${symbol} candles, ${marks.marked} trades marked`}
+      />
+      {!loading && data.length > 0 ? (
+        <figcaption className="muted small">
+          {symbol}: {data.length.toLocaleString('en')} {backtest.timeframe} candles ({source}); {marks.marked} trade(s) marked with {shownMarkers} markers
+          (entry ▲▼, exit ●)
+          {marks.outside > 0 ? `; ${marks.outside} trade(s) fall outside the candles shown` : ''}
+          {truncated ? `; only the first ${data.length.toLocaleString('en')} candles are shown` : ''}.
+        </figcaption>
+      ) : null}
+    </figure>
+  );
+}

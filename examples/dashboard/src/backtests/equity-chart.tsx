@@ -1,0 +1,55 @@
+import { AreaSeries, createChart, LineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { useEffect, useMemo, useRef } from 'react';
+import { drawdownSeries, equitySeries } from './chart-data.js';
+import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
+
+const asTime = (points: Array<{ time: number; value: number }>) => points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value }));
+
+/** The equity curve, and beneath it the drawdown from its running peak (percent), on one time axis. */
+export function EquityChart({ points }: { points: Array<{ time: string; equity: number }> }) {
+  const host = useRef<HTMLDivElement>(null);
+  const equity = useMemo(() => equitySeries(points), [points]);
+  const drawdown = useMemo(() => drawdownSeries(equity), [equity]);
+  const worst = drawdown.reduce((min, p) => Math.min(min, p.value), 0);
+
+  useEffect(() => {
+    if (!host.current || equity.length === 0) return;
+    const chart = createChart(host.current, CHART_OPTIONS);
+    const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: 2, title: 'Equity' }, 0);
+    line.setData(asTime(equity));
+    const dd = chart.addSeries(
+      AreaSeries,
+      {
+        lineColor: SERIES_COLORS.drawdown,
+        topColor: 'rgba(220, 38, 38, 0.05)',
+        bottomColor: 'rgba(220, 38, 38, 0.45)',
+        lineWidth: 1,
+        invertFilledArea: true,
+        title: 'Drawdown %',
+        priceFormat: { type: 'custom', formatter: (v: number) => `${v.toFixed(1)}%`, minMove: 0.01 },
+      },
+      1,
+    );
+    dd.setData(asTime(drawdown));
+    chart.panes()[0]?.setStretchFactor(0.7);
+    chart.panes()[1]?.setStretchFactor(0.3);
+    chart.timeScale().fitContent();
+    return () => chart.remove();
+  }, [equity, drawdown]);
+
+  if (equity.length === 0) return <p className="muted">No equity curve: the run made no bars.</p>;
+  const last = equity.at(-1)!.value;
+  return (
+    <figure className="chart-figure" data-testid="equity-chart">
+      <div
+        className="chart equity-chart"
+        ref={host}
+        role="img"
+        aria-label={`Equity from ${equity[0]!.value.toFixed(2)} to ${last.toFixed(2)}, deepest drawdown ${worst.toFixed(1)}%`}
+      />
+      <figcaption className="muted small">
+        Equity ({equity.length.toLocaleString('en')} points) above; drawdown below its running peak, deepest {worst.toFixed(1)}%.
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,28 @@
+import type { ReactNode } from 'react';
+import { FieldError } from '../ui/field-error.js';
+
+interface FormFieldProps {
+  id: string;
+  label: string;
+  hint?: string;
+  errors?: string[] | undefined;
+  /** The input, given the ids that describe it. */
+  children(describedBy: string | undefined, invalid: boolean): ReactNode;
+}
+
+/** A label, an input, its hint and the service's problems with it, tied together for screen readers. */
+export function FormField({ id, label, hint, errors, children }: FormFieldProps) {
+  const describedBy = [hint ? `${id}-hint` : '', errors?.length ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children(describedBy, Boolean(errors?.length))}
+      {hint ? (
+        <span className="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      <FieldError id={`${id}-error`} messages={errors} />
+    </div>
+  );
+}

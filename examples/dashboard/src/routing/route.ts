@@ -1,0 +1,56 @@
+/** The pages of the dashboard, as the address bar names them. */
+export type Route =
+  | { name: 'strategies' }
+  | { name: 'newStrategy' }
+  | { name: 'strategy'; id: string }
+  | { name: 'backtests'; strategyId?: string }
+  | { name: 'newBacktest'; strategyId?: string }
+  | { name: 'backtest'; id: string }
+  | { name: 'notFound'; path: string };
+
+const ID = '([A-Za-z0-9_-]{1,100})';
+const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams) => Route]> = [
+  [/^\/(?:strategies)?$/, () => ({ name: 'strategies' })],
+  [/^\/strategies\/new$/, () => ({ name: 'newStrategy' })],
+  [new RegExp(`^/strategies/${ID}$`), (m) => ({ name: 'strategy', id: m[1]! })],
+  [/^\/backtests$/, (_m, s) => withStrategy({ name: 'backtests' }, s)],
+  [/^\/backtests\/new$/, (_m, s) => withStrategy({ name: 'newBacktest' }, s)],
+  [new RegExp(`^/backtests/${ID}$`), (m) => ({ name: 'backtest', id: m[1]! })],
+];
+
+function withStrategy<R extends { name: 'backtests' | 'newBacktest' }>(route: R, search: URLSearchParams): R & { strategyId?: string } {
+  const strategyId = search.get('strategyId');
+  return strategyId ? { ...route, strategyId } : route;
+}
+
+/** The route of an address (`pathname` and `search` of `location`); `notFound` for any other path. */
+export function parseRoute(pathname: string, search = ''): Route {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  const params = new URLSearchParams(search);
+  for (const [pattern, toRoute] of PATTERNS) {
+    const match = pattern.exec(path);
+    if (match) return toRoute(match, params);
+  }
+  return { name: 'notFound', path: pathname };
+}
+
+/** The address of a route: what links point at. */
+export function routePath(route: Route): string {
+  const query = (strategyId?: string) => (strategyId ? `?strategyId=${encodeURIComponent(strategyId)}` : '');
+  switch (route.name) {
+    case 'strategies':
+      return '/strategies';
+    case 'newStrategy':
+      return '/strategies/new';
+    case 'strategy':
+      return `/strategies/${encodeURIComponent(route.id)}`;
+    case 'backtests':
+      return `/backtests${query(route.strategyId)}`;
+    case 'newBacktest':
+      return `/backtests/new${query(route.strategyId)}`;
+    case 'backtest':
+      return `/backtests/${encodeURIComponent(route.id)}`;
+    case 'notFound':
+      return route.path;
+  }
+}
