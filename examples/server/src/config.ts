@@ -9,6 +9,8 @@ export interface ServerConfig {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** `STRATBOX_TRUST_PROXY`: Express's `trust proxy` (`true`, a hop count, or addresses/subnets), for client addresses behind a proxy. */
   trustProxy: boolean | number | string | undefined;
+  /** `STRATBOX_DASHBOARD_DIR`: the built dashboard to serve at `/` (undefined: the default, `false`: none). */
+  dashboardDir: string | false | undefined;
 }
 
 /** The example server's settings, from the parsed environment (`parseEnv`). */
@@ -20,5 +22,6 @@ export function readConfig(env: ServerEnv): ServerConfig {
     databaseUrl: env.DATABASE_URL,
     logLevel: env.LOG_LEVEL,
     trustProxy: env.STRATBOX_TRUST_PROXY,
+    dashboardDir: typeof env.STRATBOX_DASHBOARD_DIR === 'string' ? resolve(env.STRATBOX_DASHBOARD_DIR) : env.STRATBOX_DASHBOARD_DIR,
   };
 }

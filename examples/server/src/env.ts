@@ -178,6 +178,14 @@ export const envSchema = z.object({
       'off',
     ),
   ),
+  STRATBOX_DASHBOARD_DIR: text()
+    .transform((raw) => (raw === 'off' ? false : raw))
+    .meta(
+      doc(
+        'The built web dashboard served at `/` (its `index.html` for every page address): a Vite `dist` directory, relative to the working directory; `off` serves none. `pnpm start` builds it first.',
+        '`examples/dashboard/dist`, when built',
+      ),
+    ),
   STRATBOX_RATE_LIMIT: rateLimit('STRATBOX_RATE_LIMIT', true).meta(
     doc(
       "Requests per user (all of a user's keys together), as `<requests>/<window>`: `1200/1m`, `1200/60s`, `20/s`, `5000/1h`; `off` turns rate limiting off.",

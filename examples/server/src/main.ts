@@ -6,6 +6,7 @@ import { readConfig } from './config.js';
 import { parseEnv } from './env.js';
 import { loadMasterKey } from './master-key.js';
 import { createApp } from './create-app.js';
+import { logDashboard } from './dashboard.js';
 import { openStore } from './open-store.js';
 import { readDeploymentConfig } from './deployment-config.js';
 import { openQueue } from './open-queue.js';
@@ -64,7 +65,13 @@ async function main() {
   }
 
   const rateLimiter = await openRateLimiter(rateLimits, scale, logger);
-  const server = createServer(createApp(stratbox, { rateLimiter, ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }) }));
+  const server = createServer(
+    createApp(stratbox, {
+      rateLimiter,
+      ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
+      ...(config.dashboardDir === undefined ? {} : { dashboardDir: config.dashboardDir }),
+    }),
+  );
   // requests Node's parser refuses (e.g. a 20 KB query string: 431) get a JSON error body too
   server.on('clientError', handleClientError);
   server.requestTimeout = 30_000;
@@ -80,6 +87,7 @@ async function main() {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info('listening', { port, ...backend, pid: process.pid, dataDir: config.databaseUrl ? undefined : config.dataDir });
+  if (config.dashboardDir !== false) logDashboard(logger, port, config.dashboardDir);
 
   let stopping = false;
   const stop = async (signal: string) => {
