@@ -2,7 +2,8 @@ import { BacktestListPage } from './backtests/backtest-list-page.js';
 import { BacktestNewPage } from './backtests/backtest-new-page.js';
 import { BacktestPage } from './backtests/backtest-page.js';
 import { NavBar } from './nav-bar.js';
-import type { Route } from './routing/route.js';
+import { type Route, routePath } from './routing/route.js';
+import { ErrorBoundary } from './ui/error-boundary.js';
 import { useRoute } from './routing/use-route.js';
 import { useSession } from './session/session-context.js';
 import { SignInPage } from './sign-in/sign-in-page.js';
@@ -42,7 +43,9 @@ export function App() {
       </a>
       <NavBar route={route} />
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        <ErrorBoundary resetKey={routePath(route)}>
+          <Page route={route} />
+        </ErrorBoundary>
       </main>
     </>
   );

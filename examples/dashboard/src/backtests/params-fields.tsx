@@ -18,14 +18,16 @@ function ParamInput({
   value,
   onChange,
   describedBy,
+  invalid,
 }: {
   name: string;
   spec: ParamSpec | undefined;
   value: string;
   onChange(v: string): void;
   describedBy: string;
+  invalid: boolean;
 }) {
-  const common = { id: `param-${name}`, 'aria-describedby': describedBy, value };
+  const common = { id: `param-${name}`, 'aria-describedby': describedBy, 'aria-invalid': invalid, value };
   if (spec?.type === 'enum') {
     return (
       <select {...common} onChange={(e) => onChange(e.target.value)}>
@@ -83,6 +85,7 @@ export function ParamsFields({ specs, unreadable, values, onChange, errors }: Pa
               value={values[name] ?? ''}
               onChange={(v) => onChange(name, v)}
               describedBy={`param-${name}-hint param-${name}-error`}
+              invalid={Boolean(errors[`params.${name}`])}
             />
             <span className="hint" id={`param-${name}-hint`}>
               {spec?.description ? `${spec.description} (${hint})` : hint}

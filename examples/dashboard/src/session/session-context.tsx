@@ -1,5 +1,5 @@
 import { createStratboxClient, type StratboxClient } from '@stratbox/client';
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
 import { readSession, type Session, writeSession } from './session-storage.js';
 
 interface SessionValue {
@@ -10,23 +10,34 @@ interface SessionValue {
   signOut(): void;
 }
 
+interface Current {
+  session: Session | null;
+  client: StratboxClient | null;
+}
+
 const SessionContext = createContext<SessionValue | null>(null);
 
-/** Holds the session of this tab and the one client every page calls through. */
+const open = (session: Session | null): Current => ({
+  session,
+  client: session ? createStratboxClient({ baseUrl: session.baseUrl, apiKey: session.apiKey }) : null,
+});
+
+/**
+ * Holds the session of this tab and the one client every page calls through. A client lives as
+ * long as its session: signing in again or out closes its WebSocket.
+ */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [session, setSession] = useState<Session | null>(() => readSession());
-  const client = useMemo(() => (session ? createStratboxClient({ baseUrl: session.baseUrl, apiKey: session.apiKey }) : null), [session]);
-  // a client's WebSocket closes with it: when the session changes or the app unmounts
-  useEffect(() => () => client?.realtime.close(), [client]);
-  const signIn = useCallback((next: Session) => {
-    writeSession(next);
-    setSession(next);
+  const [current, setCurrent] = useState<Current>(() => open(readSession()));
+  const replace = useCallback((session: Session | null) => {
+    writeSession(session);
+    setCurrent((previous) => {
+      previous.client?.realtime.close();
+      return open(session);
+    });
   }, []);
-  const signOut = useCallback(() => {
-    writeSession(null);
-    setSession(null);
-  }, []);
-  const value = useMemo(() => ({ session, client, signIn, signOut }), [session, client, signIn, signOut]);
+  const signIn = useCallback((session: Session) => replace(session), [replace]);
+  const signOut = useCallback(() => replace(null), [replace]);
+  const value = useMemo(() => ({ ...current, signIn, signOut }), [current, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
