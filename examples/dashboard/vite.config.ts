@@ -15,8 +15,6 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: true,
-    // CodeMirror and lightweight-charts make one chunk over Vite's 500 kB warning; the page loads it once
-    chunkSizeWarningLimit: 1500,
     rollupOptions: {
       onwarn(warning, warn) {
         // zod's sources carry comments Rollup cannot place; it drops them, nothing else changes

@@ -1,15 +1,12 @@
-import { BacktestListPage } from './backtests/backtest-list-page.js';
-import { BacktestNewPage } from './backtests/backtest-new-page.js';
-import { BacktestPage } from './backtests/backtest-page.js';
+import { Suspense } from 'react';
 import { NavBar } from './nav-bar.js';
+import { BacktestListPage, BacktestNewPage, BacktestPage, StrategyListPage, StrategyNewPage, StrategyPage } from './pages.js';
+import { Loading } from './ui/loading.js';
 import { type Route, routePath } from './routing/route.js';
 import { ErrorBoundary } from './ui/error-boundary.js';
 import { useRoute } from './routing/use-route.js';
 import { useSession } from './session/session-context.js';
 import { SignInPage } from './sign-in/sign-in-page.js';
-import { StrategyListPage } from './strategies/strategy-list-page.js';
-import { StrategyNewPage } from './strategies/strategy-new-page.js';
-import { StrategyPage } from './strategies/strategy-page.js';
 import { NotFoundPage } from './not-found-page.js';
 
 function Page({ route }: { route: Route }) {
@@ -44,7 +41,9 @@ export function App() {
       <NavBar route={route} />
       <main id="main" tabIndex={-1}>
         <ErrorBoundary resetKey={routePath(route)}>
-          <Page route={route} />
+          <Suspense fallback={<Loading label="Loading the page…" />}>
+            <Page route={route} />
+          </Suspense>
         </ErrorBoundary>
       </main>
     </>

@@ -1,0 +1,12 @@
+import { lazy } from 'react';
+
+/*
+ * The pages, each loaded when first opened: the sign-in and list pages need neither CodeMirror
+ * nor the charts, so the first load stays small.
+ */
+export const StrategyListPage = lazy(() => import('./strategies/strategy-list-page.js').then((m) => ({ default: m.StrategyListPage })));
+export const StrategyNewPage = lazy(() => import('./strategies/strategy-new-page.js').then((m) => ({ default: m.StrategyNewPage })));
+export const StrategyPage = lazy(() => import('./strategies/strategy-page.js').then((m) => ({ default: m.StrategyPage })));
+export const BacktestListPage = lazy(() => import('./backtests/backtest-list-page.js').then((m) => ({ default: m.BacktestListPage })));
+export const BacktestNewPage = lazy(() => import('./backtests/backtest-new-page.js').then((m) => ({ default: m.BacktestNewPage })));
+export const BacktestPage = lazy(() => import('./backtests/backtest-page.js').then((m) => ({ default: m.BacktestPage })));
