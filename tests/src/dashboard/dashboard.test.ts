@@ -203,4 +203,29 @@ describe('the dashboard in a browser', () => {
     await shot(page, '7-laptop-width');
     expect(pageErrors).toEqual([]);
   });
+
+  it('cancels a running backtest from its progress bar', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // slow on purpose: about a million steps of guest code per candle, so the run is still going when cancelled
+    const slow = await client.strategies.create({
+      body: { name: 'Slow (e2e)', source: 'export function onCandle(ctx, candle) {\n  let x = 0;\n  for (let i = 0; i < 1e6; i++) x += i;\n}' },
+    });
+    await page.getByRole('link', { name: 'Backtests', exact: true }).click();
+    await page.getByRole('link', { name: 'New backtest' }).click();
+    await page.getByLabel('Strategy').selectOption(slow.id);
+    await page.getByLabel('Symbols').fill('BTC/USDT:USDT');
+    await page.getByLabel('From').fill('2025-01-01');
+    await page.getByLabel('To (inclusive)').fill('2025-01-31');
+    await page.getByRole('button', { name: 'Run backtest' }).click();
+    await page.waitForURL(/\/backtests\/bt_/);
+    await page.locator('.badge-running').first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByText('This run was cancelled').waitFor({ timeout: 30_000 });
+    expect(await page.locator('h1 .badge').textContent()).toBe('cancelled');
+    expect(await page.getByRole('button', { name: 'Cancel' }).count()).toBe(0);
+    const { backtests } = await client.backtests.list({ query: { status: 'cancelled' } });
+    expect(backtests.map((b) => b.strategyId)).toEqual([slow.id]);
+    await shot(page, '8-cancelled');
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
 });

@@ -57,7 +57,7 @@ export function BacktestPage({ id }: { id: string }) {
           </p>
         </div>
       ) : null}
-      {b.status === 'cancelled' ? <p className="notice">This run was cancelled{b.finishedAt ? ` at ${formatTime(b.finishedAt)}` : ''}.</p> : null}
+      {b.status === 'cancelled' ? <p className="muted">This run was cancelled{b.finishedAt ? ` at ${formatTime(b.finishedAt)}` : ''}.</p> : null}
       {b.status === 'completed' ? <BacktestResults backtest={b} /> : null}
     </section>
   );
