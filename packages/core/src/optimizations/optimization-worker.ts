@@ -217,7 +217,9 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
     const running = new Set<Promise<void>>();
 
     const launch = () => {
-      const indexes = todo.splice(0, Math.min(size, todo.length));
+      // Near the end, slices shrink so that the parallel ones finish together (no child idles through a long last slice).
+      const taper = parallel > 1 ? Math.max(1, Math.ceil(todo.length / (2 * parallel))) : size;
+      const indexes = todo.splice(0, Math.min(size, taper, todo.length));
       const params = indexes.map((i) => trialParams(spec, run.plan.points[i - first]!));
       const requests = params.map((p) => ({ params: p, seed: runSeed({ ...run.record, ...spec, params: p }) }));
       const slice = (async () => {
