@@ -1,25 +1,15 @@
-import { runTimeframes } from '../engine/run-timeframes.js';
 import type { z } from 'zod';
-import {
-  DETAIL_TRADES,
-  MONTE_CARLO_MAX_STEPS,
-  SPOT_LEVERAGE_MESSAGE,
-  spotLeverageProblem,
-  type BacktestStatus,
-  CreateBacktestBody,
-  MonteCarloBody,
-  type MonteCarloResult,
-} from '@stratbox/contract';
+import { DETAIL_TRADES, MONTE_CARLO_MAX_STEPS, type BacktestStatus, CreateBacktestBody, MonteCarloBody, type MonteCarloResult } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
-import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
 import type { BacktestRecord, Store } from '../ports/store.js';
-import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
+import { withRunOnlyErrors } from '../marketplace/licences.js';
 import { paginate, paginateBySeq, paginateLog } from '../util/cursor.js';
 import { newBacktestRecord } from './new-backtest-record.js';
+import { checkRunShape, resolveRunRequest } from './run-request.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
 import { toBacktestDetail, toBacktestLogEntry, toBacktestSummary, toProgressEvent, toTradeView } from './backtest-views.js';
 import { ranPurchasedStrategy } from './backtest-logs.js';
@@ -27,8 +17,7 @@ import type { LogPageQuery } from '../deployments/deployment-service.js';
 import { parseInput } from '../util/validate.js';
 import { createMonteCarlo, tradeReturns, type MonteCarloTrade } from '../research/monte-carlo.js';
 
-/** Most candles one backtest may run over, all symbols together. */
-export const MAX_BACKTEST_BARS = 5_000_000;
+export { MAX_BACKTEST_BARS } from './run-request.js';
 
 export const BACKTEST_JOB = 'backtest';
 
@@ -87,28 +76,9 @@ export function createBacktestService(deps: BacktestServiceDeps) {
   return {
     async create(userId: string, input: z.input<typeof CreateBacktestBody>) {
       const body = parseInput(CreateBacktestBody, input, 'body');
-      const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
-      const marketType = body.marketType ?? runnable.marketType;
-      if (spotLeverageProblem(marketType, body.leverage)) {
-        const why = body.marketType ? '' : " (the strategy's market type)";
-        throw new StratboxError('VALIDATION_FAILED', `${SPOT_LEVERAGE_MESSAGE}${why}`, [{ path: 'body.leverage', message: SPOT_LEVERAGE_MESSAGE }]);
-      }
-      const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await withRunOnlyErrors(runnable.canReadSource, () => runner.inspect(source, { tenant: userId }));
+      const { runnable, marketType, info } = await resolveRunRequest(store, runner, userId, body);
       await withRunOnlyErrors(runnable.canReadSource, () => runner.checkParams(info, body.params));
-      const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
-      const higher = runTimeframes(timeframe, info.timeframes as TimeframeName[] | undefined);
-      if ('problem' in higher) throw new StratboxError('VALIDATION_FAILED', higher.problem, [{ path: 'body.timeframe', message: higher.problem }]);
-      const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
-      const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;
-      if (totalBars > MAX_BACKTEST_BARS) {
-        throw new StratboxError('VALIDATION_FAILED', `The range holds ${totalBars} candles; at most ${MAX_BACKTEST_BARS} are allowed per backtest`, [
-          { path: 'body.endDate', message: 'Range too long for this timeframe' },
-        ]);
-      }
-      if (new Set(body.symbols).size !== body.symbols.length) {
-        throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
-      }
+      const { timeframe, totalBars } = checkRunShape(body, info);
       await deps.beforeCreate?.(userId);
       const record = newBacktestRecord(
         {

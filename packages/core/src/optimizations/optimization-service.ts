@@ -1,18 +1,17 @@
 import type { z } from 'zod';
-import { CreateOptimizationBody, ListTrialsQuery, type OptimizationStatus, SPOT_LEVERAGE_MESSAGE, spotLeverageProblem } from '@stratbox/contract';
-import { runTimeframes } from '../engine/run-timeframes.js';
+import { CreateOptimizationBody, ListTrialsQuery, type OptimizationStatus } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
-import { loadRunnableSource, resolveRunnableStrategy, withRunOnlyErrors } from '../marketplace/licences.js';
+import { withRunOnlyErrors } from '../marketplace/licences.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
-import { TIMEFRAME_MS, type TimeframeName } from '../ports/market-data.js';
+import { TIMEFRAME_MS } from '../ports/market-data.js';
 import type { Store } from '../ports/store.js';
 import type { OptimizationRecord, OptimizationSpec } from '../ports/store-optimizations.js';
 import type { ParamSpec } from '../sandbox/strategy-meta.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from '../backtests/strategy-runner-dep.js';
-import { MAX_BACKTEST_BARS } from '../backtests/backtest-service.js';
+import { checkRunShape, resolveRunRequest } from '../backtests/run-request.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { parseInput } from '../util/validate.js';
@@ -67,28 +66,8 @@ export function createOptimizationService(deps: OptimizationServiceDeps) {
      */
     async create(userId: string, input: z.input<typeof CreateOptimizationBody>) {
       const body = parseInput(CreateOptimizationBody, input, 'body');
-      const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
-      const marketType = body.marketType ?? runnable.marketType;
-      if (spotLeverageProblem(marketType, body.leverage)) {
-        throw new StratboxError('VALIDATION_FAILED', `${SPOT_LEVERAGE_MESSAGE} (the strategy's market type)`, [
-          { path: 'body.leverage', message: SPOT_LEVERAGE_MESSAGE },
-        ]);
-      }
-      if (new Set(body.symbols).size !== body.symbols.length) {
-        throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
-      }
-      const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
-      const info = await withRunOnlyErrors(runnable.canReadSource, () => runner.inspect(source, { tenant: userId }));
-      const timeframe = (body.timeframe ?? info.timeframe ?? '1h') as TimeframeName;
-      const higher = runTimeframes(timeframe, info.timeframes as TimeframeName[] | undefined);
-      if ('problem' in higher) throw new StratboxError('VALIDATION_FAILED', higher.problem, [{ path: 'body.timeframe', message: higher.problem }]);
-      const days = (Date.parse(body.endDate) - Date.parse(body.startDate)) / 86_400_000 + 1;
-      const totalBars = Math.round((days * 86_400_000) / TIMEFRAME_MS[timeframe]) * body.symbols.length;
-      if (totalBars > MAX_BACKTEST_BARS) {
-        throw new StratboxError('VALIDATION_FAILED', `The range holds ${totalBars} candles; at most ${MAX_BACKTEST_BARS} are allowed`, [
-          { path: 'body.endDate', message: 'Range too long for this timeframe' },
-        ]);
-      }
+      const { runnable, marketType, info } = await resolveRunRequest(store, runner, userId, body);
+      const { timeframe } = checkRunShape(body, info);
       const spec: OptimizationSpec = {
         symbols: body.symbols,
         startDate: body.startDate,
