@@ -11,6 +11,14 @@ describe('dashboard routes', () => {
       { name: 'backtests', strategyId: 'str_abc123' },
       { name: 'newBacktest', strategyId: 'str_abc123' },
       { name: 'backtest', id: 'bt_xyz' },
+      { name: 'deployments' },
+      { name: 'newDeployment' },
+      { name: 'newDeployment', strategyId: 'lst_abc123' },
+      { name: 'deployment', id: 'dep_abc123' },
+      { name: 'marketplace' },
+      { name: 'myListings' },
+      { name: 'purchases' },
+      { name: 'listing', id: 'lst_abc123' },
     ];
     for (const route of routes) {
       const url = new URL(routePath(route), 'http://localhost');

@@ -6,6 +6,13 @@ export type Route =
   | { name: 'backtests'; strategyId?: string }
   | { name: 'newBacktest'; strategyId?: string }
   | { name: 'backtest'; id: string }
+  | { name: 'deployments' }
+  | { name: 'newDeployment'; strategyId?: string }
+  | { name: 'deployment'; id: string }
+  | { name: 'marketplace' }
+  | { name: 'myListings' }
+  | { name: 'purchases' }
+  | { name: 'listing'; id: string }
   | { name: 'notFound'; path: string };
 
 const ID = '([A-Za-z0-9_-]{1,100})';
@@ -16,9 +23,16 @@ const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams)
   [/^\/backtests$/, (_m, s) => withStrategy({ name: 'backtests' }, s)],
   [/^\/backtests\/new$/, (_m, s) => withStrategy({ name: 'newBacktest' }, s)],
   [new RegExp(`^/backtests/${ID}$`), (m) => ({ name: 'backtest', id: m[1]! })],
+  [/^\/deployments$/, () => ({ name: 'deployments' })],
+  [/^\/deployments\/new$/, (_m, s) => withStrategy({ name: 'newDeployment' }, s)],
+  [new RegExp(`^/deployments/${ID}$`), (m) => ({ name: 'deployment', id: m[1]! })],
+  [/^\/marketplace$/, () => ({ name: 'marketplace' })],
+  [/^\/marketplace\/mine$/, () => ({ name: 'myListings' })],
+  [/^\/marketplace\/purchases$/, () => ({ name: 'purchases' })],
+  [new RegExp(`^/marketplace/${ID}$`), (m) => ({ name: 'listing', id: m[1]! })],
 ];
 
-function withStrategy<R extends { name: 'backtests' | 'newBacktest' }>(route: R, search: URLSearchParams): R & { strategyId?: string } {
+function withStrategy<R extends { name: 'backtests' | 'newBacktest' | 'newDeployment' }>(route: R, search: URLSearchParams): R & { strategyId?: string } {
   const strategyId = search.get('strategyId');
   return strategyId ? { ...route, strategyId } : route;
 }
@@ -50,6 +64,20 @@ export function routePath(route: Route): string {
       return `/backtests/new${query(route.strategyId)}`;
     case 'backtest':
       return `/backtests/${encodeURIComponent(route.id)}`;
+    case 'deployments':
+      return '/deployments';
+    case 'newDeployment':
+      return `/deployments/new${query(route.strategyId)}`;
+    case 'deployment':
+      return `/deployments/${encodeURIComponent(route.id)}`;
+    case 'marketplace':
+      return '/marketplace';
+    case 'myListings':
+      return '/marketplace/mine';
+    case 'purchases':
+      return '/marketplace/purchases';
+    case 'listing':
+      return `/marketplace/${encodeURIComponent(route.id)}`;
     case 'notFound':
       return route.path;
   }
