@@ -1,6 +1,20 @@
 import { Suspense } from 'react';
 import { NavBar } from './nav-bar.js';
-import { BacktestListPage, BacktestNewPage, BacktestPage, StrategyListPage, StrategyNewPage, StrategyPage } from './pages.js';
+import {
+  BacktestListPage,
+  BacktestNewPage,
+  BacktestPage,
+  DeploymentListPage,
+  DeploymentNewPage,
+  DeploymentPage,
+  ListingPage,
+  MarketplacePage,
+  MyListingsPage,
+  PurchasesPage,
+  StrategyListPage,
+  StrategyNewPage,
+  StrategyPage,
+} from './pages.js';
 import { Loading } from './ui/loading.js';
 import { type Route, routePath } from './routing/route.js';
 import { ErrorBoundary } from './ui/error-boundary.js';
@@ -23,6 +37,20 @@ function Page({ route }: { route: Route }) {
       return <BacktestNewPage strategyId={route.strategyId} />;
     case 'backtest':
       return <BacktestPage key={route.id} id={route.id} />;
+    case 'deployments':
+      return <DeploymentListPage />;
+    case 'newDeployment':
+      return <DeploymentNewPage strategyId={route.strategyId} />;
+    case 'deployment':
+      return <DeploymentPage key={route.id} id={route.id} />;
+    case 'marketplace':
+      return <MarketplacePage />;
+    case 'myListings':
+      return <MyListingsPage />;
+    case 'purchases':
+      return <PurchasesPage />;
+    case 'listing':
+      return <ListingPage key={route.id} id={route.id} />;
     case 'notFound':
       return <NotFoundPage path={route.path} />;
   }

@@ -10,3 +10,10 @@ export const StrategyPage = lazy(() => import('./strategies/strategy-page.js').t
 export const BacktestListPage = lazy(() => import('./backtests/backtest-list-page.js').then((m) => ({ default: m.BacktestListPage })));
 export const BacktestNewPage = lazy(() => import('./backtests/backtest-new-page.js').then((m) => ({ default: m.BacktestNewPage })));
 export const BacktestPage = lazy(() => import('./backtests/backtest-page.js').then((m) => ({ default: m.BacktestPage })));
+export const DeploymentListPage = lazy(() => import('./deployments/deployment-list-page.js').then((m) => ({ default: m.DeploymentListPage })));
+export const DeploymentNewPage = lazy(() => import('./deployments/deployment-new-page.js').then((m) => ({ default: m.DeploymentNewPage })));
+export const DeploymentPage = lazy(() => import('./deployments/deployment-page.js').then((m) => ({ default: m.DeploymentPage })));
+export const MarketplacePage = lazy(() => import('./marketplace/marketplace-page.js').then((m) => ({ default: m.MarketplacePage })));
+export const ListingPage = lazy(() => import('./marketplace/listing-page.js').then((m) => ({ default: m.ListingPage })));
+export const MyListingsPage = lazy(() => import('./marketplace/my-listings-page.js').then((m) => ({ default: m.MyListingsPage })));
+export const PurchasesPage = lazy(() => import('./marketplace/purchases-page.js').then((m) => ({ default: m.PurchasesPage })));

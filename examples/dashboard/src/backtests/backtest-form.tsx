@@ -1,11 +1,13 @@
 import type { StrategySummary } from '@stratbox/client';
 import type { FormEvent } from 'react';
+import { StrategyOptions } from '../marketplace/strategy-options.js';
+import type { BoughtListing } from '../marketplace/use-bought-listings.js';
+import { ParamsFieldset } from '../strategies/params-fieldset.js';
 import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
 import type { ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import type { BacktestFormValues } from './backtest-form-values.js';
 import { FormField } from './form-field.js';
-import { ParamsFields } from './params-fields.js';
 
 /** The form's fields that an input holds as typed. */
 type TextKey = 'symbols' | 'startDate' | 'endDate' | 'makerFee' | 'takerFee' | 'leverage' | 'slippage' | 'initialCapital';
@@ -14,6 +16,8 @@ const TIMEFRAMES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d'];
 
 interface BacktestFormProps {
   strategies: StrategySummary[];
+  /** Listings the user bought: run by listing id, their source never read. */
+  bought: BoughtListing[];
   values: BacktestFormValues;
   onChange(values: BacktestFormValues): void;
   /** What the page read of the chosen strategy's meta; null while it loads. */
@@ -24,7 +28,7 @@ interface BacktestFormProps {
 }
 
 /** Everything a backtest takes: strategy, symbols, range, timeframe, costs, leverage and the strategy's parameters. */
-export function BacktestForm({ strategies, values, onChange, meta, error, submitting, onSubmit }: BacktestFormProps) {
+export function BacktestForm({ strategies, bought, values, onChange, meta, error, submitting, onSubmit }: BacktestFormProps) {
   const set = <K extends keyof BacktestFormValues>(key: K, value: BacktestFormValues[K]) => onChange({ ...values, [key]: value });
   const fields = error?.fields ?? {};
   const submit = (event: FormEvent) => {
@@ -54,11 +58,7 @@ export function BacktestForm({ strategies, values, onChange, meta, error, submit
                 aria-invalid={invalid}
               >
                 <option value="">Choose a strategy…</option>
-                {strategies.map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {s.name} (v{s.version})
-                  </option>
-                ))}
+                <StrategyOptions strategies={strategies} bought={bought} />
               </select>
             )}
           </FormField>
@@ -118,21 +118,7 @@ export function BacktestForm({ strategies, values, onChange, meta, error, submit
           </div>
         </div>
       </fieldset>
-      <fieldset>
-        <legend>Strategy parameters</legend>
-        {meta ? (
-          <ParamsFields
-            specs={meta.params}
-            unreadable={meta.unreadable}
-            values={values.params}
-            onChange={(name, value) => set('params', { ...values.params, [name]: value })}
-            errors={fields}
-          />
-        ) : (
-          <p className="muted">{values.strategyId ? 'Reading the strategy’s parameters…' : 'Choose a strategy to see its parameters.'}</p>
-        )}
-        {fields.params ? <p className="field-error">{fields.params.join('; ')}</p> : null}
-      </fieldset>
+      <ParamsFieldset strategyId={values.strategyId} meta={meta} values={values.params} onChange={(params) => set('params', params)} errors={fields} />
       <div className="actions">
         <button type="submit" className="primary" disabled={submitting || !values.strategyId}>
           {submitting ? 'Starting…' : 'Run backtest'}

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
+import { useStrategyMeta } from '../strategies/use-strategy-meta.js';
+import { useBoughtListings } from '../marketplace/use-bought-listings.js';
 import { navigate } from '../routing/navigate.js';
 import { routePath } from '../routing/route.js';
 import { useClient } from '../session/session-context.js';
-import { readStrategyMeta, type StrategyMetaView } from '../strategies/read-strategy-meta.js';
 import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { ErrorBanner } from '../ui/error-banner.js';
@@ -16,28 +17,15 @@ import { backtestBody, type BacktestFormValues, initialBacktestValues } from './
 export function BacktestNewPage({ strategyId }: { strategyId: string | undefined }) {
   const client = useClient();
   const strategies = useAsync('strategies:all', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
+  const bought = useBoughtListings();
   const [values, setValues] = useState<BacktestFormValues>(() => initialBacktestValues(strategyId ?? '', {}));
-  const [meta, setMeta] = useState<StrategyMetaView | null>(null);
   const [error, setError] = useState<ErrorView | null>(null);
   const [submitting, setSubmitting] = useState(false);
 
-  // the chosen strategy's meta: its parameters become fields, their defaults the values
-  useEffect(() => {
-    setMeta(null);
-    if (!values.strategyId) return;
-    const controller = new AbortController();
-    client.strategies.get({ params: { id: values.strategyId } }, { signal: controller.signal }).then(
-      (detail) => {
-        const read = readStrategyMeta(detail.source);
-        setMeta(read);
-        setValues((v) => ({ ...v, params: initialBacktestValues(v.strategyId, read.params).params }));
-      },
-      (caught: unknown) => {
-        if (!controller.signal.aborted) setError(describeError(caught));
-      },
-    );
-    return () => controller.abort();
-  }, [client, values.strategyId]);
+  // the chosen strategy's meta: its parameters become fields, their defaults the values (a bought one's source stays unread)
+  const { meta, error: metaError } = useStrategyMeta(values.strategyId, (read) =>
+    setValues((v) => ({ ...v, params: initialBacktestValues(v.strategyId, read.params).params })),
+  );
 
   async function submit() {
     setSubmitting(true);
@@ -52,20 +40,32 @@ export function BacktestNewPage({ strategyId }: { strategyId: string | undefined
   }
 
   const list = strategies.data?.strategies;
+  const listings = bought.data;
   return (
     <section>
       <h1>New backtest</h1>
       <ErrorBanner error={strategies.error} title="Could not load your strategies" />
-      {!list && strategies.loading ? <Loading label="Loading your strategies…" /> : null}
-      {list && list.length === 0 ? (
+      <ErrorBanner error={bought.error} title="Could not load your purchases" />
+      <ErrorBanner error={metaError} title="Could not read the strategy’s parameters" />
+      {(!list || !listings) && (strategies.loading || bought.loading) ? <Loading label="Loading your strategies…" /> : null}
+      {list && listings && list.length === 0 && listings.length === 0 ? (
         <EmptyState title="No strategy to test yet">
           <p>
-            <Link to={{ name: 'newStrategy' }}>Create a strategy</Link> first.
+            <Link to={{ name: 'newStrategy' }}>Create a strategy</Link> or <Link to={{ name: 'marketplace' }}>buy one</Link> first.
           </p>
         </EmptyState>
       ) : null}
-      {list && list.length > 0 ? (
-        <BacktestForm strategies={list} values={values} onChange={setValues} meta={meta} error={error} submitting={submitting} onSubmit={submit} />
+      {list && listings && (list.length > 0 || listings.length > 0) ? (
+        <BacktestForm
+          strategies={list}
+          bought={listings}
+          values={values}
+          onChange={setValues}
+          meta={meta}
+          error={error}
+          submitting={submitting}
+          onSubmit={submit}
+        />
       ) : null}
     </section>
   );

@@ -1,0 +1,95 @@
+import type { Deployment } from '@stratbox/client';
+import { useState } from 'react';
+import { navigate } from '../routing/navigate.js';
+import { routePath } from '../routing/route.js';
+import { useClient } from '../session/session-context.js';
+import { ConfirmDialog } from '../ui/confirm-dialog.js';
+import { describeError, type ErrorView } from '../ui/describe-error.js';
+import { ErrorBanner } from '../ui/error-banner.js';
+
+type Action = 'stop' | 'restart' | 'delete';
+
+const QUESTIONS: Record<Action, { title: string; confirm: string; body: string; danger: boolean }> = {
+  stop: {
+    title: 'Stop this deployment?',
+    confirm: 'Stop deployment',
+    body: 'The strategy stops, its open orders are cancelled and its positions are closed at market.',
+    danger: true,
+  },
+  restart: {
+    title: 'Restart this deployment?',
+    confirm: 'Restart deployment',
+    body: 'The strategy starts again from its warm-up on the same account and symbols; orders left open are looked up, never sent twice.',
+    danger: false,
+  },
+  delete: {
+    title: 'Delete this deployment?',
+    confirm: 'Delete deployment',
+    body: 'It is stopped first if it runs (orders cancelled, positions closed), then removed with its orders and log. This cannot be undone.',
+    danger: true,
+  },
+};
+
+/** Stop, restart and delete, each asked first in a dialog; `onChanged` gets the deployment after stop or restart. */
+export function DeploymentActions({ deployment, onChanged }: { deployment: Deployment; onChanged(deployment: Deployment): void }) {
+  const client = useClient();
+  const [asking, setAsking] = useState<Action | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ErrorView | null>(null);
+  const { status } = deployment;
+  const canStop = status === 'starting' || status === 'running' || status === 'failed';
+  const canRestart = status === 'running' || status === 'stopped' || status === 'failed';
+
+  async function confirm() {
+    if (!asking) return;
+    setBusy(true);
+    setError(null);
+    const params = { params: { id: deployment.id } };
+    try {
+      if (asking === 'delete') {
+        await client.deployments.delete(params);
+        navigate(routePath({ name: 'deployments' }));
+        return;
+      }
+      onChanged(asking === 'stop' ? await client.deployments.stop(params) : await client.deployments.restart(params));
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setBusy(false);
+      setAsking(null);
+    }
+  }
+
+  const question = asking ? QUESTIONS[asking] : null;
+  return (
+    <div className="deployment-actions">
+      <div className="actions">
+        {canStop ? (
+          <button type="button" className="danger" onClick={() => setAsking('stop')}>
+            Stop
+          </button>
+        ) : null}
+        {canRestart ? (
+          <button type="button" onClick={() => setAsking('restart')}>
+            Restart
+          </button>
+        ) : null}
+        <button type="button" className="danger" onClick={() => setAsking('delete')}>
+          Delete
+        </button>
+      </div>
+      <ErrorBanner error={error} title="The deployment did not change" />
+      <ConfirmDialog
+        open={question !== null}
+        title={question?.title ?? ''}
+        confirmLabel={question?.confirm ?? ''}
+        danger={question?.danger}
+        busy={busy}
+        onConfirm={confirm}
+        onCancel={() => setAsking(null)}
+      >
+        <p>{question?.body}</p>
+      </ConfirmDialog>
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+import { useClient } from '../session/session-context.js';
+import { EmptyState } from '../ui/empty-state.js';
+import { type LogLine, LogLines } from '../ui/log-lines.js';
+import { PagedListView } from '../ui/paged-list-view.js';
+import { usePagedList } from '../ui/use-paged-list.js';
+
+/** The deployment's log (the service's lines and the strategy's `ctx.log`), oldest first, 200 a page. */
+export function DeploymentLogs({ deploymentId, refresh, onRefresh }: { deploymentId: string; refresh: number; onRefresh(): void }) {
+  const client = useClient();
+  const list = usePagedList<LogLine>(`deployment-logs:${deploymentId}:${refresh}`, async (cursor, signal) => {
+    const page = await client.deployments.logPage({ params: { id: deploymentId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } }, { signal });
+    return { items: page.logs, nextCursor: page.nextCursor };
+  });
+  return (
+    <section aria-labelledby="logs-title">
+      <div className="page-header">
+        <h2 id="logs-title">Log</h2>
+        <button type="button" onClick={onRefresh} disabled={list.loading}>
+          Refresh
+        </button>
+      </div>
+      <PagedListView
+        list={list}
+        errorTitle="Could not load the log"
+        loadingLabel="Loading the log…"
+        moreLabel="Load more lines"
+        empty={<EmptyState title="No log lines yet">The deployment writes here as it starts, trades and stops.</EmptyState>}
+      >
+        <LogLines lines={list.items} />
+      </PagedListView>
+    </section>
+  );
+}

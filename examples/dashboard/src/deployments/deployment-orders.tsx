@@ -1,0 +1,33 @@
+import { useClient } from '../session/session-context.js';
+import { EmptyState } from '../ui/empty-state.js';
+import { PagedListView } from '../ui/paged-list-view.js';
+import { usePagedList } from '../ui/use-paged-list.js';
+import { type Order, OrdersTable } from './orders-table.js';
+
+/** Every order the deployment placed, newest first, 50 a page; `refresh` changing loads the first page again. */
+export function DeploymentOrders({ deploymentId, refresh, onRefresh }: { deploymentId: string; refresh: number; onRefresh(): void }) {
+  const client = useClient();
+  const list = usePagedList<Order>(`orders:${deploymentId}:${refresh}`, async (cursor, signal) => {
+    const page = await client.deployments.orders({ params: { id: deploymentId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
+    return { items: page.orders, nextCursor: page.nextCursor };
+  });
+  return (
+    <section aria-labelledby="orders-title">
+      <div className="page-header">
+        <h2 id="orders-title">Order history</h2>
+        <button type="button" onClick={onRefresh} disabled={list.loading}>
+          Refresh
+        </button>
+      </div>
+      <PagedListView
+        list={list}
+        errorTitle="Could not load the orders"
+        loadingLabel="Loading the orders…"
+        moreLabel="Load older orders"
+        empty={<EmptyState title="No orders yet">The strategy has placed no order so far.</EmptyState>}
+      >
+        <OrdersTable orders={list.items} caption="Every order of the deployment, newest first" />
+      </PagedListView>
+    </section>
+  );
+}

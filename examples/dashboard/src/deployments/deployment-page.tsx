@@ -1,0 +1,87 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Link } from '../routing/link.js';
+import { useClient } from '../session/session-context.js';
+import { ErrorBanner } from '../ui/error-banner.js';
+import { formatTime } from '../ui/format.js';
+import { RecordPlaceholder } from '../ui/record-placeholder.js';
+import { useAsync } from '../ui/use-async.js';
+import { DeploymentActions } from './deployment-actions.js';
+import { DeploymentLogs } from './deployment-logs.js';
+import { DeploymentOrders } from './deployment-orders.js';
+import { DeploymentPositions } from './deployment-positions.js';
+import { DeploymentStatusBadge } from './deployment-status-badge.js';
+import { LiveOrders } from './live-orders.js';
+import { useLiveOrders } from './use-live-orders.js';
+
+/** How often a deployment on its way (starting, stopping) is read again until it gets there. */
+const SETTLING_POLL_MS = 2000;
+
+/** One deployment: status and actions, orders as they happen, positions and P&L, the order history and the log. */
+export function DeploymentPage({ id }: { id: string }) {
+  const client = useClient();
+  const deployment = useAsync(`deployment:${id}`, (signal) => client.deployments.get({ params: { id } }, { signal }));
+  const positions = useAsync(`positions:${id}`, (signal) => client.deployments.positions({ params: { id } }, { signal }));
+  const [refresh, setRefresh] = useState(0);
+  const refreshAll = useCallback(() => {
+    setRefresh((n) => n + 1);
+    positions.reload();
+  }, [positions.reload]);
+  const live = useLiveOrders(id, refreshAll);
+  const d = deployment.data;
+  const settling = d?.status === 'starting' || d?.status === 'stopping';
+
+  useEffect(() => {
+    if (!settling) return;
+    const timer = setInterval(deployment.reload, SETTLING_POLL_MS);
+    return () => clearInterval(timer);
+  }, [settling, deployment.reload]);
+
+  if (!d) return <RecordPlaceholder title="Deployment" what="deployment" error={deployment.error} loading={deployment.loading} />;
+  return (
+    <section>
+      <div className="page-header">
+        <div>
+          <h1>
+            Deployment <DeploymentStatusBadge status={d.status} />
+          </h1>
+          <p className="muted">
+            {d.symbols.join(', ')} · strategy version {d.strategyVersion}
+            {Object.keys(d.params).length
+              ? ` · params ${Object.entries(d.params)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(', ')}`
+              : ''}
+          </p>
+          <p className="muted small">
+            Created {formatTime(d.createdAt)} · started {formatTime(d.startedAt)}
+            {d.stoppedAt ? ` · stopped ${formatTime(d.stoppedAt)}` : ''} · <code>{d.id}</code>
+          </p>
+        </div>
+        <DeploymentActions
+          deployment={d}
+          onChanged={(changed) => {
+            deployment.setData(changed);
+            refreshAll();
+          }}
+        />
+      </div>
+      <ErrorBanner error={deployment.error} title="Could not refresh the deployment" />
+      {d.status === 'failed' ? (
+        <div className="error-banner" role="alert">
+          <p className="error-title">The deployment failed</p>
+          <p>
+            <code className="error-code">{d.error?.code ?? 'FAILED'}</code> {d.error?.message ?? 'No reason was given.'} Positions may still be open: stop it to
+            close them.
+          </p>
+        </div>
+      ) : null}
+      <LiveOrders live={live} active={d.status === 'starting' || d.status === 'running'} />
+      <DeploymentPositions positions={positions.data} error={positions.error} loading={positions.loading} onRefresh={positions.reload} />
+      <DeploymentOrders deploymentId={id} refresh={refresh} onRefresh={() => setRefresh((n) => n + 1)} />
+      <DeploymentLogs deploymentId={id} refresh={refresh} onRefresh={() => setRefresh((n) => n + 1)} />
+      <p>
+        <Link to={{ name: 'deployments' }}>All deployments</Link>
+      </p>
+    </section>
+  );
+}

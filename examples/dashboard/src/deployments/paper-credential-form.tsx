@@ -1,0 +1,59 @@
+import type { StratboxClient } from '@stratbox/client';
+import { type FormEvent, useState } from 'react';
+import { useClient } from '../session/session-context.js';
+import { describeError, type ErrorView } from '../ui/describe-error.js';
+import { ErrorBanner } from '../ui/error-banner.js';
+import { FieldError } from '../ui/field-error.js';
+
+type Credential = Awaited<ReturnType<StratboxClient['credentials']['create']>>;
+
+/**
+ * For a user with no exchange credential: creates a `paper` one (the built-in simulated exchange,
+ * no API key) right in the deployment form, and hands it back to be selected.
+ */
+export function PaperCredentialForm({ onCreated }: { onCreated(credential: Credential): void }) {
+  const client = useClient();
+  const [label, setLabel] = useState('Paper account');
+  const [error, setError] = useState<ErrorView | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    setError(null);
+    try {
+      onCreated(await client.credentials.create({ body: { exchange: 'paper', label } }));
+    } catch (caught) {
+      setError(describeError(caught));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form className="card paper-credential" onSubmit={submit} noValidate aria-labelledby="paper-title">
+      <h2 id="paper-title">No exchange account yet</h2>
+      <p className="muted">Deploy on paper first: the built-in simulated exchange fills orders at market prices, needs no API key and trades no real money.</p>
+      <ErrorBanner error={error} title="The paper account was not created" />
+      <div className="form-row">
+        <div className="field grow">
+          <label htmlFor="paper-label">Label</label>
+          <input
+            id="paper-label"
+            value={label}
+            maxLength={100}
+            onChange={(e) => setLabel(e.target.value)}
+            aria-invalid={Boolean(error?.fields.label)}
+            aria-describedby={error?.fields.label ? 'paper-label-error' : undefined}
+          />
+          <FieldError id="paper-label-error" messages={error?.fields.label} />
+        </div>
+        <div className="field">
+          <button type="submit" className="primary" disabled={saving}>
+            {saving ? 'Creating…' : 'Create paper account'}
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}

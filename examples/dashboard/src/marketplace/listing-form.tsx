@@ -1,0 +1,112 @@
+import type { StrategySummary } from '@stratbox/client';
+import { type FormEvent, useState } from 'react';
+import { describeError, type ErrorView } from '../ui/describe-error.js';
+import { ErrorBanner } from '../ui/error-banner.js';
+import { FieldError } from '../ui/field-error.js';
+import type { ListingFormValues } from './listing-values.js';
+
+interface ListingFormProps {
+  initial: ListingFormValues;
+  /** A new listing picks one of the user's strategies; an edited one keeps its own. */
+  strategies: StrategySummary[] | null;
+  submitLabel: string;
+  /** Saves; throws what the client threw. */
+  onSave(values: ListingFormValues): Promise<void>;
+  onCancel(): void;
+}
+
+/** Name, description, price and tags of a listing (and its strategy, when new); the service's problems at their field. */
+export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel }: ListingFormProps) {
+  const [values, setValues] = useState(initial);
+  const [error, setError] = useState<ErrorView | null>(null);
+  const [saving, setSaving] = useState(false);
+  const set = <K extends keyof ListingFormValues>(key: K, value: ListingFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
+  const fields = error?.fields ?? {};
+  const tagErrors = Object.entries(fields)
+    .filter(([path]) => path === 'tags' || path.startsWith('tags.'))
+    .flatMap(([, messages]) => messages);
+  const input = (key: 'name' | 'price' | 'tags', errors: string[] | undefined) => ({
+    id: `listing-${key}`,
+    value: values[key],
+    onChange: (e: { target: { value: string } }) => set(key, e.target.value),
+    'aria-invalid': Boolean(errors?.length),
+    'aria-describedby': [`listing-${key}-hint`, errors?.length ? `listing-${key}-error` : ''].filter(Boolean).join(' '),
+  });
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setSaving(true);
+    setError(null);
+    try {
+      await onSave(values);
+    } catch (caught) {
+      setError(describeError(caught));
+      setSaving(false);
+    }
+  }
+
+  return (
+    <form className="card listing-form" onSubmit={submit} noValidate>
+      <ErrorBanner error={error} title="The listing was not saved" />
+      <div className="form-grid">
+        {strategies ? (
+          <div className="field">
+            <label htmlFor="listing-strategy">Strategy</label>
+            <select
+              id="listing-strategy"
+              value={values.strategyId}
+              onChange={(e) => set('strategyId', e.target.value)}
+              aria-invalid={Boolean(fields.strategyId)}
+            >
+              <option value="">Choose one of your strategies…</option>
+              {strategies.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name} (v{s.version})
+                </option>
+              ))}
+            </select>
+            <span className="hint">Its current version is published; buyers never see its source.</span>
+            <FieldError id="listing-strategy-error" messages={fields.strategyId} />
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor="listing-name">Name</label>
+          <input {...input('name', fields.name)} maxLength={200} />
+          <span className="hint" id="listing-name-hint">
+            What buyers see in the list
+          </span>
+          <FieldError id="listing-name-error" messages={fields.name} />
+        </div>
+        <div className="field">
+          <label htmlFor="listing-price">Price (USD)</label>
+          <input {...input('price', fields.price)} type="number" inputMode="decimal" min={0} step="0.01" placeholder="0" />
+          <span className="hint" id="listing-price-hint">
+            Empty or 0: free
+          </span>
+          <FieldError id="listing-price-error" messages={fields.price} />
+        </div>
+        <div className="field">
+          <label htmlFor="listing-tags">Tags</label>
+          <input {...input('tags', tagErrors)} spellCheck={false} />
+          <span className="hint" id="listing-tags-hint">
+            Up to 10, separated by commas: letters, digits and dashes
+          </span>
+          <FieldError id="listing-tags-error" messages={tagErrors} />
+        </div>
+      </div>
+      <div className="field">
+        <label htmlFor="listing-description">Description</label>
+        <textarea id="listing-description" rows={4} maxLength={10_000} value={values.description} onChange={(e) => set('description', e.target.value)} />
+        <FieldError id="listing-description-error" messages={fields.description} />
+      </div>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={saving || (strategies !== null && !values.strategyId)}>
+          {saving ? 'Saving…' : submitLabel}
+        </button>
+        <button type="button" onClick={onCancel} disabled={saving}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

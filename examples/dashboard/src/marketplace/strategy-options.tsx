@@ -1,0 +1,36 @@
+import type { StrategySummary } from '@stratbox/client';
+import type { BoughtListing } from './use-bought-listings.js';
+
+/**
+ * The `<option>`s of a "which strategy" select: the user's own strategies, then the listings
+ * they bought (valued by listing id, which the API accepts wherever it takes a strategy id).
+ */
+export function StrategyOptions({ strategies, bought }: { strategies: StrategySummary[]; bought: BoughtListing[] }) {
+  return (
+    <>
+      {strategies.length > 0 ? (
+        <optgroup label="My strategies">
+          {strategies.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name} (v{s.version})
+            </option>
+          ))}
+        </optgroup>
+      ) : null}
+      {bought.length > 0 ? (
+        <optgroup label="Bought on the marketplace">
+          {bought.map((b) => (
+            <option key={b.listingId} value={b.listingId}>
+              {b.name} (v{b.strategyVersion}, run-only)
+            </option>
+          ))}
+        </optgroup>
+      ) : null}
+    </>
+  );
+}
+
+/** True for a listing id: a bought strategy, whose source (and so its `meta`) the page cannot read. */
+export function isListingId(id: string): boolean {
+  return id.startsWith('lst_');
+}
