@@ -4,6 +4,8 @@ import {
   BacktestListPage,
   BacktestNewPage,
   BacktestPage,
+  BillingPage,
+  CompareBacktestsPage,
   DeploymentListPage,
   DeploymentNewPage,
   DeploymentPage,
@@ -51,6 +53,10 @@ function Page({ route }: { route: Route }) {
       return <PurchasesPage />;
     case 'listing':
       return <ListingPage key={route.id} id={route.id} />;
+    case 'compareBacktests':
+      return <CompareBacktestsPage key={`${route.a}:${route.b}`} a={route.a} b={route.b} />;
+    case 'billing':
+      return <BillingPage />;
     case 'notFound':
       return <NotFoundPage path={route.path} />;
   }

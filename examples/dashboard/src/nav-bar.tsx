@@ -4,9 +4,10 @@ import { useSession } from './session/session-context.js';
 
 const SECTIONS = [
   { label: 'Strategies', to: { name: 'strategies' }, names: ['strategies', 'newStrategy', 'strategy'] },
-  { label: 'Backtests', to: { name: 'backtests' }, names: ['backtests', 'newBacktest', 'backtest'] },
+  { label: 'Backtests', to: { name: 'backtests' }, names: ['backtests', 'newBacktest', 'backtest', 'compareBacktests'] },
   { label: 'Deployments', to: { name: 'deployments' }, names: ['deployments', 'newDeployment', 'deployment'] },
   { label: 'Marketplace', to: { name: 'marketplace' }, names: ['marketplace', 'myListings', 'purchases', 'listing'] },
+  { label: 'Billing', to: { name: 'billing' }, names: ['billing'] },
 ] as const satisfies ReadonlyArray<{ label: string; to: Route; names: readonly Route['name'][] }>;
 
 /** The top bar: the sections, the service signed in to, and sign-out. */

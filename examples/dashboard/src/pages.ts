@@ -17,3 +17,5 @@ export const MarketplacePage = lazy(() => import('./marketplace/marketplace-page
 export const ListingPage = lazy(() => import('./marketplace/listing-page.js').then((m) => ({ default: m.ListingPage })));
 export const MyListingsPage = lazy(() => import('./marketplace/my-listings-page.js').then((m) => ({ default: m.MyListingsPage })));
 export const PurchasesPage = lazy(() => import('./marketplace/purchases-page.js').then((m) => ({ default: m.PurchasesPage })));
+export const CompareBacktestsPage = lazy(() => import('./compare/compare-page.js').then((m) => ({ default: m.CompareBacktestsPage })));
+export const BillingPage = lazy(() => import('./billing/billing-page.js').then((m) => ({ default: m.BillingPage })));

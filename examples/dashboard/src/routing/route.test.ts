@@ -19,6 +19,8 @@ describe('dashboard routes', () => {
       { name: 'myListings' },
       { name: 'purchases' },
       { name: 'listing', id: 'lst_abc123' },
+      { name: 'compareBacktests', a: 'bt_one', b: 'bt_two' },
+      { name: 'billing' },
     ];
     for (const route of routes) {
       const url = new URL(routePath(route), 'http://localhost');

@@ -13,6 +13,8 @@ export type Route =
   | { name: 'myListings' }
   | { name: 'purchases' }
   | { name: 'listing'; id: string }
+  | { name: 'compareBacktests'; a: string; b: string }
+  | { name: 'billing' }
   | { name: 'notFound'; path: string };
 
 const ID = '([A-Za-z0-9_-]{1,100})';
@@ -22,6 +24,7 @@ const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams)
   [new RegExp(`^/strategies/${ID}$`), (m) => ({ name: 'strategy', id: m[1]! })],
   [/^\/backtests$/, (_m, s) => withStrategy({ name: 'backtests' }, s)],
   [/^\/backtests\/new$/, (_m, s) => withStrategy({ name: 'newBacktest' }, s)],
+  [/^\/backtests\/compare$/, (_m, s) => ({ name: 'compareBacktests', a: s.get('a') ?? '', b: s.get('b') ?? '' })],
   [new RegExp(`^/backtests/${ID}$`), (m) => ({ name: 'backtest', id: m[1]! })],
   [/^\/deployments$/, () => ({ name: 'deployments' })],
   [/^\/deployments\/new$/, (_m, s) => withStrategy({ name: 'newDeployment' }, s)],
@@ -30,6 +33,7 @@ const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams)
   [/^\/marketplace\/mine$/, () => ({ name: 'myListings' })],
   [/^\/marketplace\/purchases$/, () => ({ name: 'purchases' })],
   [new RegExp(`^/marketplace/${ID}$`), (m) => ({ name: 'listing', id: m[1]! })],
+  [/^\/billing$/, () => ({ name: 'billing' })],
 ];
 
 function withStrategy<R extends { name: 'backtests' | 'newBacktest' | 'newDeployment' }>(route: R, search: URLSearchParams): R & { strategyId?: string } {
@@ -78,6 +82,10 @@ export function routePath(route: Route): string {
       return '/marketplace/purchases';
     case 'listing':
       return `/marketplace/${encodeURIComponent(route.id)}`;
+    case 'compareBacktests':
+      return `/backtests/compare?a=${encodeURIComponent(route.a)}&b=${encodeURIComponent(route.b)}`;
+    case 'billing':
+      return '/billing';
     case 'notFound':
       return route.path;
   }
