@@ -1,5 +1,6 @@
 import type { BacktestStatus, BacktestSummary } from '@stratbox/client';
 import { useState } from 'react';
+import { CompareButton, ComparePick, useComparePicks } from '../compare/compare-picks.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
@@ -18,6 +19,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
   // names for the strategy column: the first 200 strategies (an id stands in for any other)
   const strategies = useAsync('strategies:names', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
   const names = new Map(strategies.data?.strategies.map((s) => [s.id, s.name]) ?? []);
+  const picks = useComparePicks();
   const list = usePagedList<BacktestSummary>(`backtests:${strategyId ?? ''}:${status}`, async (cursor, signal) => {
     const query = { limit: 50, ...(strategyId ? { strategyId } : {}), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
     const page = await client.backtests.list({ query }, { signal });
@@ -45,6 +47,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
           </select>
         </div>
         {strategyId ? <Link to={{ name: 'backtests' }}>Show every strategy’s backtests</Link> : null}
+        <CompareButton picks={picks} />
       </div>
       <PagedListView
         list={list}
@@ -68,6 +71,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
                 <th scope="col">Range</th>
                 <th scope="col">Timeframe</th>
                 <th scope="col">Status</th>
+                <th scope="col">Compare</th>
               </tr>
             </thead>
             <tbody>
@@ -88,6 +92,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
                     <StatusBadge status={b.status} />
                     {b.status === 'running' ? ` ${Math.round(b.progress * 100)}%` : ''}
                   </td>
+                  <td>{b.status === 'completed' ? <ComparePick picks={picks} id={b.id} label={`the backtest of ${formatTime(b.createdAt)}`} /> : null}</td>
                 </tr>
               ))}
             </tbody>

@@ -3,7 +3,8 @@ import { formatDuration, formatMoney, formatNumber, formatPercent } from '../ui/
 
 type Metrics = NonNullable<BacktestDetail['metrics']>;
 
-const CARDS: Array<{ label: string; value(m: Metrics): string; tone?(m: Metrics): 'gain' | 'loss' | undefined }> = [
+/** The run-wide metrics the dashboard shows, in order, each with how it is written (the cards here, the compare page's rows). */
+export const METRIC_CARDS: Array<{ label: string; value(m: Metrics): string; tone?(m: Metrics): 'gain' | 'loss' | undefined }> = [
   { label: 'Total return', value: (m) => formatPercent(m.totalReturn), tone: (m) => tone(m.totalReturn) },
   { label: 'CAGR', value: (m) => formatPercent(m.cagr), tone: (m) => tone(m.cagr) },
   { label: 'Max drawdown', value: (m) => formatPercent(m.maxDrawdown) },
@@ -31,7 +32,7 @@ export function MetricCards({ metrics }: { metrics: Metrics }) {
   return (
     <>
       <dl className="metric-cards">
-        {CARDS.map((card) => (
+        {METRIC_CARDS.map((card) => (
           <div className={`metric-card ${card.tone?.(metrics) ?? ''}`.trim()} key={card.label}>
             <dt>{card.label}</dt>
             <dd>{card.value(metrics)}</dd>
