@@ -26,7 +26,14 @@ export function DeploymentPage({ id }: { id: string }) {
     setRefresh((n) => n + 1);
     positions.reload();
   }, [positions.reload]);
-  const live = useLiveOrders(id, refreshAll);
+  // an order also tells that the deployment runs: its status is read again with the rest
+  const live = useLiveOrders(
+    id,
+    useCallback(() => {
+      refreshAll();
+      deployment.reload();
+    }, [refreshAll, deployment.reload]),
+  );
   const d = deployment.data;
   const settling = d?.status === 'starting' || d?.status === 'stopping';
 

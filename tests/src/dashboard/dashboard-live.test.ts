@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import type { StratboxClient } from '@stratbox/client';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceleratedClock } from '../harness/accelerated-clock.js';
+import { launchChromium } from '../harness/browser.js';
+import { type DashboardTab, openDashboardTab, screenshot, signIn } from '../harness/dashboard-browser.js';
+import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
+import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
+
+/*
+ * The built dashboard's deployments and marketplace in headless Chromium against the example app
+ * with its WebSocket endpoint (in this process, SQLite). The clock runs 60 times faster than real
+ * time and deployments poll every 100 ms, so a '1m' strategy sees a closed candle every second.
+ * Screenshots go to tests/.artifacts/dashboard/.
+ */
+
+/** Orders on every candle from the first: buys when flat, closes when long. */
+const TRADER = [
+  "export const meta = { timeframe: '1m' };",
+  'export function onCandle(ctx, candle) {',
+  '  if (ctx.position(candle.symbol)) ctx.close(candle.symbol);',
+  '  else ctx.buy(candle.symbol, { quantity: 0.001 });',
+  "  ctx.log('traded', candle.symbol);",
+  '}',
+].join('\n');
+
+/** A line of the sold strategy no page of the buyer's may ever show. */
+const SECRET = `const edge_${randomBytes(6).toString('hex')} = 'the proprietary part';`;
+const EDGE = [
+  "export const meta = { timeframe: '1h', params: { fast: { type: 'int', default: 10, min: 2 }, slow: { type: 'int', default: 30, min: 5 } } };",
+  SECRET,
+  'export function onCandle(ctx, candle) {',
+  '  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast), s = ctx.indicators.sma(candle.symbol, ctx.params.slow);',
+  '  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.2 });',
+  '  else if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);',
+  '}',
+].join('\n');
+const TAG = `e2e-${randomBytes(3).toString('hex')}`;
+
+const shot = (page: Page, name: string) => screenshot(page, 'dashboard', name);
+
+/** True when the focused element is inside an open dialog. */
+const focusInDialog = (page: Page) => page.evaluate(() => Boolean(document.activeElement?.closest('dialog[open]')));
+
+describe('the dashboard’s deployments and marketplace in a browser', () => {
+  let service: WsTestService;
+  let browser: Browser;
+  let alice: { apiKey: string; client: StratboxClient };
+  let bob: { apiKey: string; client: StratboxClient };
+  let seller: DashboardTab;
+  let buyer: DashboardTab;
+  /** What the buyer's tab showed and received, to search for the sold source. */
+  const buyerSaw: string[] = [];
+  /** The paths of every API call the buyer's tab made. */
+  const buyerCalls: string[] = [];
+  const buyerText = async () => buyerSaw.push(await buyer.page.evaluate(() => document.body.textContent ?? ''));
+
+  beforeAll(async () => {
+    await ensureDashboardBuilt();
+    service = await startWsTestService({ clock: acceleratedClock(60), deployments: { pollIntervalMs: 100 } });
+    alice = await service.newUser('seller');
+    bob = await service.newUser('buyer');
+    browser = await launchChromium();
+    seller = await openDashboardTab(browser);
+    buyer = await openDashboardTab(browser);
+    buyer.page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/api/')) buyerCalls.push(url.pathname);
+    });
+    buyer.page.on('response', async (response) => {
+      if (!response.url().includes('/api/')) return;
+      buyerSaw.push(await response.text().catch(() => ''));
+    });
+    buyer.page.on('websocket', (socket) => socket.on('framereceived', (frame) => buyerSaw.push(String(frame.payload))));
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('deploys on paper, creating the paper account in the form, and shows orders as they arrive', async () => {
+    const { page } = seller;
+    const trader = await alice.client.strategies.create({ body: { name: 'Every candle (e2e)', source: TRADER } });
+    await signIn(page, service.baseUrl, alice.apiKey);
+    await page.getByRole('link', { name: 'Deployments' }).click();
+    await page.getByText('No deployments yet').waitFor();
+    await page.getByRole('link', { name: 'New deployment' }).click();
+    await page.getByRole('heading', { name: 'No exchange account yet' }).waitFor();
+    await page.getByLabel('Label').fill('My paper');
+    await page.getByRole('button', { name: 'Create paper account' }).click();
+    await expect.poll(() => page.getByLabel('Exchange account').inputValue()).toMatch(/^cred_/);
+    expect(await page.getByLabel('Exchange account').locator('option:checked').textContent()).toBe('My paper (paper: simulated)');
+    await page.getByLabel('Strategy').selectOption(trader.id);
+    await page.getByLabel('Symbols').fill('BTC/USDT:USDT');
+    await shot(page, 'live-1-new-deployment');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.waitForURL(/\/deployments\/dep_/);
+
+    // orders of the channel: the live table lists only what arrived while the page was open
+    const live = page.locator('.live-orders tbody tr');
+    await live.first().waitFor({ timeout: 60_000 });
+    const row = await live.first().textContent();
+    expect(row).toContain('BTC/USDT:USDT');
+    expect(row).toMatch(/buy|sell/);
+    await expect.poll(() => page.locator('.live-orders').textContent(), { timeout: 30_000 }).toContain('filled');
+    const deploymentId = page.url().split('/').at(-1)!;
+    const { orders } = await alice.client.deployments.orders({ params: { id: deploymentId } });
+    const liveIds = await live.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-order-id')));
+    expect(orders.map((o) => o.id)).toEqual(expect.arrayContaining(liveIds));
+    await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 10_000 }).toBe('running');
+    await page.getByRole('heading', { name: 'Positions and P&L' }).waitFor();
+    await expect
+      .poll(() =>
+        page
+          .locator('.metric-card', { has: page.getByText('Realized P&L', { exact: true }) })
+          .locator('dd')
+          .textContent(),
+      )
+      .toMatch(/^-?[\d,]+\.\d\d$/);
+    await page.locator('.log-lines li', { hasText: 'traded BTC/USDT:USDT' }).first().waitFor({ timeout: 30_000 });
+    await shot(page, 'live-2-orders-arriving');
+    expect(seller.errors).toEqual([]);
+  }, 120_000);
+
+  it('asks before stopping in a dialog that takes the focus and closes on Escape; stops, restarts and deletes', async () => {
+    const { page } = seller;
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop this deployment?' });
+    await dialog.waitFor();
+    expect(await focusInDialog(page)).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await page.locator('h1 .badge').textContent()).toBe('running');
+
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Stop deployment' }).click();
+    await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 30_000 }).toBe('stopped');
+    await page.getByText('the deployment is stopped, its stop closed its positions', { exact: false }).waitFor();
+    await shot(page, 'live-3-stopped');
+
+    await page.getByRole('button', { name: 'Restart' }).click();
+    await page.getByRole('dialog', { name: 'Restart this deployment?' }).getByRole('button', { name: 'Restart deployment' }).click();
+    await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 30_000 }).toBe('running');
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const remove = page.getByRole('dialog', { name: 'Delete this deployment?' });
+    expect(await focusInDialog(page)).toBe(true);
+    await remove.getByRole('button', { name: 'Delete deployment' }).click();
+    await page.waitForURL(/\/deployments$/);
+    await page.getByText('No deployments yet').waitFor({ timeout: 30_000 });
+    expect((await alice.client.deployments.list()).deployments).toEqual([]);
+    expect(seller.errors).toEqual([]);
+  }, 120_000);
+
+  it('lists a strategy from My listings', async () => {
+    const { page } = seller;
+    const edge = await alice.client.strategies.create({ body: { name: 'Edge (e2e)', source: EDGE } });
+    await page.getByRole('link', { name: 'Marketplace' }).click();
+    await page.getByRole('link', { name: 'My listings' }).click();
+    await page.getByText('Nothing listed').waitFor();
+    await page.getByRole('button', { name: 'New listing' }).click();
+    await page.getByLabel('Strategy', { exact: true }).selectOption(edge.id);
+    await page.getByLabel('Name').fill('Trend edge (e2e)');
+    await page.getByLabel('Price (USD)').fill('12.50');
+    await page.getByRole('textbox', { name: 'Tags' }).fill(`trend, ${TAG}`);
+    await page.getByLabel('Description').fill('Rides trends on the hourly chart.');
+    await page.getByRole('button', { name: 'Publish listing' }).click();
+    await page.getByText('Published Trend edge (e2e)').waitFor();
+    await expect(page.locator('.my-listings').textContent()).resolves.toMatch(/\$12\.50.*No reviews yet.*0 bought.*version 1.*trend/);
+    await shot(page, 'live-4-listed');
+    expect(seller.errors).toEqual([]);
+  });
+
+  it('a second user finds it by tag, buys it and backtests it by its listing to 100%, never seeing its source', async () => {
+    const { page } = buyer;
+    await signIn(page, service.baseUrl, bob.apiKey);
+    await page.getByRole('link', { name: 'Marketplace' }).click();
+    await page.getByRole('textbox', { name: 'Tags' }).fill(TAG);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('.listing-card').count()).toBe(1);
+    await buyerText();
+    await page.getByRole('link', { name: 'Trend edge (e2e)' }).click();
+    await page.getByRole('heading', { name: 'Trend edge (e2e)' }).waitFor();
+    await page.getByRole('button', { name: 'Buy for $12.50' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Buy Trend edge (e2e)?' });
+    await dialog.waitFor();
+    expect(await focusInDialog(page)).toBe(true);
+    await dialog.getByRole('button', { name: 'Pay $12.50' }).click();
+    await page.getByText('You have a run-only licence').waitFor();
+    await buyerText();
+    await shot(page, 'live-5-bought');
+
+    await page.getByRole('link', { name: 'Backtest it' }).click();
+    await page.getByRole('heading', { name: 'New backtest' }).waitFor();
+    const listingId = (await bob.client.marketplace.purchases()).purchases[0]!.listingId;
+    await expect.poll(() => page.getByLabel('Strategy').inputValue()).toBe(listingId);
+    await page.getByText('its source stays hidden', { exact: false }).waitFor();
+    await page.getByLabel('Symbols').fill('BTC/USDT:USDT');
+    await page.getByLabel('From').fill('2025-01-01');
+    await page.getByLabel('To (inclusive)').fill('2025-02-28');
+    await buyerText();
+    await page.getByRole('button', { name: 'Run backtest' }).click();
+    await page.waitForURL(/\/backtests\/bt_/);
+    const bar = page.getByRole('progressbar', { name: 'Backtest progress' });
+    await bar.waitFor();
+    await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 120_000 }).toBe(100);
+    await page.locator('h1 .badge-completed').waitFor({ timeout: 60_000 });
+    await page.getByRole('heading', { name: 'Metrics' }).waitFor();
+    const trades = Number((await page.locator('.metric-card', { hasText: 'Trades' }).locator('dd').textContent())!.replace(/,/g, ''));
+    expect(trades).toBeGreaterThan(0);
+    await page.getByText('No log for a bought strategy').waitFor();
+    await buyerText();
+    await shot(page, 'live-6-bought-backtest');
+    expect(buyer.errors).toEqual([]);
+  }, 240_000);
+
+  it('the buyer reviews it: the text shown as written, the rating averaged', async () => {
+    const { page } = buyer;
+    await page.getByRole('link', { name: 'Marketplace' }).click();
+    await page.getByRole('link', { name: 'My purchases' }).click();
+    await page.getByRole('link', { name: 'Trend edge (e2e)' }).click();
+    await page.getByLabel('Rating').selectOption('4');
+    const text = '<b>Solid</b> & steady';
+    await page.getByLabel('Review', { exact: true }).fill(text);
+    await page.getByRole('button', { name: 'Publish review' }).click();
+    await page.getByText('Review published').waitFor();
+    await expect.poll(() => page.locator('.review-text').first().textContent()).toBe(text);
+    await expect.poll(() => page.locator('h1 + p').textContent()).toContain('4.0 of 5 (1 review)');
+    await buyerText();
+    await shot(page, 'live-7-reviewed');
+
+    // nothing the buyer's tab showed, fetched or was sent over the socket holds the source
+    expect(buyerSaw.length).toBeGreaterThan(10);
+    // and no page even asked for a strategy's source: the bought one is only ever named by its listing
+    expect(buyerCalls).toContain('/api/backtests');
+    expect(buyerCalls.filter((path) => path.startsWith('/api/strategies/'))).toEqual([]);
+    for (const seen of buyerSaw) {
+      expect(seen).not.toContain(SECRET);
+      expect(seen).not.toContain('ctx.indicators.sma');
+    }
+    expect(buyer.errors).toEqual([]);
+  });
+});
