@@ -63,7 +63,15 @@ export function ListingPage({ id }: { id: string }) {
               </Link>
             </>
           ) : null}
-          {known && !own && !owned ? <BuyButton listing={l} onBought={() => bought.reload()} /> : null}
+          {known && !own && !owned ? (
+            <BuyButton
+              listing={l}
+              onBought={() => {
+                bought.reload();
+                listing.reload();
+              }}
+            />
+          ) : null}
         </div>
       </div>
       <ErrorBanner error={mine.error ?? bought.error} title="Could not tell whether you have this listing" />
