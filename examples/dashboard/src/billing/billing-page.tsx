@@ -5,15 +5,22 @@ import { Loading } from '../ui/loading.js';
 import { useAsync } from '../ui/use-async.js';
 import { BillingActions } from './billing-actions.js';
 import { InvoiceList } from './invoice-list.js';
+import type { SubscriptionView } from './plan-labels.js';
 import { PlanSummary } from './plan-summary.js';
 import { UsageMeters } from './usage-meters.js';
 
 /** The user's plan and its renewal, this period's usage against the plan's limits, invoices, checkout and the billing portal. */
 export function BillingPage() {
   const client = useClient();
+  // bumped after a plan change: the invoices load again (the plan and usage update in place)
   const [version, setVersion] = useState(0);
-  const subscription = useAsync(`billing:subscription:${version}`, (signal) => client.billing.subscription(undefined, { signal }));
-  const usage = useAsync(`billing:usage:${version}`, (signal) => client.billing.usage(undefined, { signal }));
+  const subscription = useAsync('billing:subscription', (signal) => client.billing.subscription(undefined, { signal }));
+  const usage = useAsync('billing:usage', (signal) => client.billing.usage(undefined, { signal }));
+  const changed = (now: SubscriptionView) => {
+    subscription.setData(now);
+    usage.reload();
+    setVersion((v) => v + 1);
+  };
 
   return (
     <section>
@@ -26,7 +33,7 @@ export function BillingPage() {
         {subscription.data ? (
           <>
             <PlanSummary subscription={subscription.data} />
-            <BillingActions subscription={subscription.data} onChanged={() => setVersion((v) => v + 1)} />
+            <BillingActions subscription={subscription.data} onChanged={changed} />
           </>
         ) : subscription.loading ? (
           <Loading label="Loading your plan…" />
