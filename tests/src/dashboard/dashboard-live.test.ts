@@ -40,6 +40,14 @@ const TAG = `e2e-${randomBytes(3).toString('hex')}`;
 
 const shot = (page: Page, name: string) => screenshot(page, 'dashboard', name);
 
+/** Nothing wider than a 1024 px laptop screen; the tab goes back to 1280 px after. */
+async function fitsLaptop(page: Page, name: string) {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024);
+  await shot(page, name);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 /** True when the focused element is inside an open dialog. */
 const focusInDialog = (page: Page) => page.evaluate(() => Boolean(document.activeElement?.closest('dialog[open]')));
 
@@ -121,6 +129,7 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
       .toMatch(/^-?[\d,]+\.\d\d$/);
     await page.locator('.log-lines li', { hasText: 'traded BTC/USDT:USDT' }).first().waitFor({ timeout: 30_000 });
     await shot(page, 'live-2-orders-arriving');
+    await fitsLaptop(page, 'live-2-laptop-width');
     expect(seller.errors).toEqual([]);
   }, 120_000);
 
@@ -133,6 +142,8 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect(await page.locator('h1 .badge').textContent()).toBe('running');
+    // focus is back on the button that opened it
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Stop');
 
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     await dialog.getByRole('button', { name: 'Stop deployment' }).click();
@@ -230,6 +241,7 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await expect.poll(() => page.locator('h1 + p').textContent()).toContain('4.0 of 5 (1 review)');
     await buyerText();
     await shot(page, 'live-7-reviewed');
+    await fitsLaptop(page, 'live-7-laptop-width');
 
     // nothing the buyer's tab showed, fetched or was sent over the socket holds the source
     expect(buyerSaw.length).toBeGreaterThan(10);
@@ -240,6 +252,51 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
       expect(seen).not.toContain(SECRET);
       expect(seen).not.toContain('ctx.indicators.sma');
     }
+    expect(buyer.errors).toEqual([]);
+  });
+
+  it('the buyer deploys the bought listing on paper from its page', async () => {
+    const { page } = buyer;
+    await page.getByRole('link', { name: 'Deploy it' }).click();
+    await page.getByRole('heading', { name: 'New deployment' }).waitFor();
+    const listingId = (await bob.client.marketplace.purchases()).purchases[0]!.listingId;
+    await expect.poll(() => page.getByLabel('Strategy').inputValue()).toBe(listingId);
+    await page.getByRole('button', { name: 'Create paper account' }).click();
+    await expect.poll(() => page.getByLabel('Exchange account').inputValue()).toMatch(/^cred_/);
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.waitForURL(/\/deployments\/dep_/);
+    await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 30_000 }).toMatch(/starting|running/);
+    const { deployments } = await bob.client.deployments.list();
+    expect(deployments).toHaveLength(1);
+    await buyerText();
+    expect(buyerCalls.filter((path) => path.startsWith('/api/strategies/'))).toEqual([]);
+    for (const seen of buyerSaw) expect(seen).not.toContain(SECRET);
+    expect(buyer.errors).toEqual([]);
+  }, 60_000);
+
+  it('the seller edits the listing, then unlists it after a confirmation; the buyer keeps the purchase', async () => {
+    const { page } = seller;
+    await page.getByRole('link', { name: 'Marketplace' }).click();
+    await page.getByRole('link', { name: 'My listings' }).click();
+    await page.getByRole('button', { name: 'Edit Trend edge (e2e)' }).click();
+    await page.getByLabel('Price (USD)').fill('15');
+    await page.getByRole('button', { name: 'Save listing' }).click();
+    await page.getByText('Saved Trend edge (e2e)').waitFor();
+    await expect(page.locator('.my-listings').textContent()).resolves.toMatch(/\$15\.00.*4\.0 of 5 \(1 review\).*1 bought/);
+
+    await page.getByRole('button', { name: 'Unlist Trend edge (e2e)' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Unlist Trend edge (e2e)?' });
+    await dialog.getByRole('button', { name: 'Unlist' }).click();
+    await page.getByText('Trend edge (e2e) is no longer listed').waitFor();
+    await page.getByText('Nothing listed').waitFor();
+    await shot(page, 'live-8-unlisted');
+
+    await buyer.page.getByRole('link', { name: 'Marketplace' }).click();
+    await buyer.page.getByRole('link', { name: 'My purchases' }).click();
+    const row = buyer.page.locator('tbody tr').first();
+    await expect.poll(() => row.textContent()).toMatch(/unlisted.*\$12\.50.*completed/);
+    await row.getByRole('link', { name: 'Backtest' }).waitFor();
+    expect(seller.errors).toEqual([]);
     expect(buyer.errors).toEqual([]);
   });
 });

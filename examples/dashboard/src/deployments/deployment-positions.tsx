@@ -5,7 +5,13 @@ import { ErrorBanner } from '../ui/error-banner.js';
 import { formatMoney, formatPrice, formatTime } from '../ui/format.js';
 import { Loading } from '../ui/loading.js';
 
-const tone = (value: number | null) => (value === null || value === 0 ? undefined : value > 0 ? 'gain' : 'loss');
+/** Cents and above: a P&L that rounds to 0.00 is shown as 0.00, not -0.00, and is neither gain nor loss. */
+const cents = (value: number | null) => (value !== null && Math.abs(value) < 0.005 ? 0 : value);
+const tone = (value: number | null) => {
+  const v = cents(value);
+  return v === null || v === 0 ? undefined : v > 0 ? 'gain' : 'loss';
+};
+const money = (value: number | null) => formatMoney(cents(value));
 const price = (value: number | null) => (value === null ? '–' : formatPrice(value));
 
 interface DeploymentPositionsProps {
@@ -32,11 +38,11 @@ export function DeploymentPositions({ positions, error, loading, onRefresh }: De
           <dl className="metric-cards">
             <div className={`metric-card ${tone(positions.realizedPnl) ?? ''}`.trim()}>
               <dt>Realized P&amp;L</dt>
-              <dd>{formatMoney(positions.realizedPnl)}</dd>
+              <dd>{money(positions.realizedPnl)}</dd>
             </div>
             <div className={`metric-card ${tone(positions.unrealizedPnl) ?? ''}`.trim()}>
               <dt>Unrealized P&amp;L</dt>
-              <dd>{formatMoney(positions.unrealizedPnl)}</dd>
+              <dd>{money(positions.unrealizedPnl)}</dd>
             </div>
             <div className="metric-card">
               <dt>Fees paid</dt>
@@ -86,7 +92,7 @@ export function DeploymentPositions({ positions, error, loading, onRefresh }: De
                       <td className="numeric">{formatPrice(p.quantity)}</td>
                       <td className="numeric">{price(p.entryPrice)}</td>
                       <td className="numeric">{price(p.markPrice)}</td>
-                      <td className={['numeric', tone(p.unrealizedPnl)].filter(Boolean).join(' ')}>{formatMoney(p.unrealizedPnl)}</td>
+                      <td className={['numeric', tone(p.unrealizedPnl)].filter(Boolean).join(' ')}>{money(p.unrealizedPnl)}</td>
                       <td className="numeric">{price(p.liquidationPrice)}</td>
                     </tr>
                   ))}
@@ -115,7 +121,7 @@ export function DeploymentPositions({ positions, error, loading, onRefresh }: De
                 {positions.bySymbol.map((s) => (
                   <tr key={s.symbol}>
                     <th scope="row">{s.symbol}</th>
-                    <td className={['numeric', tone(s.realizedPnl)].filter(Boolean).join(' ')}>{formatMoney(s.realizedPnl)}</td>
+                    <td className={['numeric', tone(s.realizedPnl)].filter(Boolean).join(' ')}>{money(s.realizedPnl)}</td>
                     <td className="numeric">{formatMoney(s.fees)}</td>
                     <td className="numeric">{s.filledOrders}</td>
                   </tr>
