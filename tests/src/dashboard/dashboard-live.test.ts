@@ -224,6 +224,10 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await page.getByText('No log for a bought strategy').waitFor();
     await buyerText();
     await shot(page, 'live-6-bought-backtest');
+    // the run names and links its listing, and runs again by it: never the seller's strategy page
+    expect(await page.getByRole('link', { name: 'Trend edge (e2e)' }).getAttribute('href')).toBe(`/marketplace/${listingId}`);
+    await page.getByRole('link', { name: 'Run another' }).click();
+    await expect.poll(() => page.getByLabel('Strategy').inputValue()).toBe(listingId);
     expect(buyer.errors).toEqual([]);
   }, 240_000);
 

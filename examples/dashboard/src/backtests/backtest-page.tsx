@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
@@ -15,6 +16,8 @@ export function BacktestPage({ id }: { id: string }) {
   const client = useClient();
   const backtest = useAsync(`backtest:${id}`, (signal) => client.backtests.get({ params: { id } }, { signal }));
   const b = backtest.data;
+  // a bought strategy is named and linked by its listing, and run again by it
+  const target = useRunTarget(b?.strategyId ?? '');
   // a run seen unfinished keeps its progress bar (at 100%) above its results
   const [watched, setWatched] = useState(false);
   const running = b !== undefined && !isFinished(b.status);
@@ -30,7 +33,7 @@ export function BacktestPage({ id }: { id: string }) {
             Backtest <StatusBadge status={b.status} />
           </h1>
           <p className="muted">
-            <Link to={{ name: 'strategy', id: b.strategyId }}>Strategy</Link> v{b.strategyVersion} · {b.symbols.join(', ')} · {b.startDate} to {b.endDate} ·{' '}
+            <Link to={target.page}>{target.name ?? 'Strategy'}</Link> v{b.strategyVersion} · {b.symbols.join(', ')} · {b.startDate} to {b.endDate} ·{' '}
             {b.timeframe} · {b.marketType} · {b.leverage}x · capital {formatMoney(b.initialCapital)}
           </p>
           <p className="muted small">
@@ -43,7 +46,7 @@ export function BacktestPage({ id }: { id: string }) {
             · data {b.dataSource ?? '–'} · created {formatTime(b.createdAt)} · <code>{b.id}</code>
           </p>
         </div>
-        <Link className="button" to={{ name: 'newBacktest', strategyId: b.strategyId }}>
+        <Link className="button" to={{ name: 'newBacktest', strategyId: target.id }}>
           Run another
         </Link>
       </div>
