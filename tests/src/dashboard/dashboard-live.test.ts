@@ -272,6 +272,10 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 30_000 }).toMatch(/starting|running/);
     const { deployments } = await bob.client.deployments.list();
     expect(deployments).toHaveLength(1);
+    // named and linked by the listing, here and in the list
+    expect(await page.getByRole('link', { name: 'Trend edge (e2e)' }).getAttribute('href')).toBe(`/marketplace/${listingId}`);
+    await page.getByRole('link', { name: 'All deployments' }).click();
+    await expect.poll(() => page.locator('tbody tr').first().textContent()).toMatch(/Trend edge \(e2e\) v1.*BTC\/USDT:USDT/);
     await buyerText();
     expect(buyerCalls.filter((path) => path.startsWith('/api/strategies/'))).toEqual([]);
     for (const seen of buyerSaw) expect(seen).not.toContain(SECRET);

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
@@ -35,6 +36,7 @@ export function DeploymentPage({ id }: { id: string }) {
     }, [refreshAll, deployment.reload]),
   );
   const d = deployment.data;
+  const target = useRunTarget(d?.strategyId ?? '');
   const settling = d?.status === 'starting' || d?.status === 'stopping';
 
   useEffect(() => {
@@ -52,7 +54,7 @@ export function DeploymentPage({ id }: { id: string }) {
             Deployment <DeploymentStatusBadge status={d.status} />
           </h1>
           <p className="muted">
-            {d.symbols.join(', ')} · strategy version {d.strategyVersion}
+            <Link to={target.page}>{target.name ?? 'Strategy'}</Link> v{d.strategyVersion} · {d.symbols.join(', ')}
             {Object.keys(d.params).length
               ? ` · params ${Object.entries(d.params)
                   .map(([k, v]) => `${k}=${v}`)
