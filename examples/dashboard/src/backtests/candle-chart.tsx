@@ -59,13 +59,11 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
       <ErrorBanner error={error} title={`Could not load the candles of ${symbol}`} />
       {loading ? <Loading label={`Loading candles of ${symbol}… ${candles.length.toLocaleString('en')} so far`} /> : null}
       {!loading && !error && data.length === 0 ? <p className="muted">No candles for {symbol} over this range.</p> : null}
-      <div
-        className="chart candle-chart"
-        ref={host}
-        role="img"
-        hidden={loading || data.length === 0}
-        aria-label={`${symbol} candles, ${marks.marked} trades marked`}
-      />
+      {/* a text alternative beside the canvases (they hold the library's attribution link, so no role="img" around them) */}
+      <p className="visually-hidden">
+        {symbol} candles, {marks.marked} trades marked
+      </p>
+      <div className="chart candle-chart" ref={host} hidden={loading || data.length === 0} />
       {!loading && data.length > 0 ? (
         <figcaption className="muted small">
           {symbol}: {data.length.toLocaleString('en')} {backtest.timeframe} candles ({source}); {marks.marked} trade(s) marked with {shownMarkers} markers

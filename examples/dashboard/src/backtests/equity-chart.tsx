@@ -41,12 +41,11 @@ export function EquityChart({ points }: { points: Array<{ time: string; equity: 
   const last = equity.at(-1)!.value;
   return (
     <figure className="chart-figure" data-testid="equity-chart">
-      <div
-        className="chart equity-chart"
-        ref={host}
-        role="img"
-        aria-label={`Equity from ${equity[0]!.value.toFixed(2)} to ${last.toFixed(2)}, deepest drawdown ${worst.toFixed(1)}%`}
-      />
+      {/* the chart's canvases hold a link (the library's attribution): a text alternative beside them, not role="img" around them */}
+      <p className="visually-hidden">
+        Equity from {equity[0]!.value.toFixed(2)} to {last.toFixed(2)}, deepest drawdown {worst.toFixed(1)}%
+      </p>
+      <div className="chart equity-chart" ref={host} />
       <figcaption className="muted small">
         Equity ({equity.length.toLocaleString('en')} points) above; drawdown below its running peak, deepest {worst.toFixed(1)}%.
       </figcaption>

@@ -31,7 +31,9 @@ export function CompareChart({ a, b }: { a: Run; b: Run }) {
   const summary = `A (${a.label}) from 100 to ${last(seriesA).toFixed(1)}; B (${b.label}) from 100 to ${last(seriesB).toFixed(1)}`;
   return (
     <figure className="chart-figure" data-testid="compare-chart">
-      <div className="chart equity-chart" ref={host} role="img" aria-label={`Equity rebased to 100: ${summary}`} />
+      {/* a text alternative beside the canvases (they hold the library's attribution link, so no role="img" around them) */}
+      <p className="visually-hidden">Equity rebased to 100: {summary}</p>
+      <div className="chart equity-chart" ref={host} />
       <figcaption className="muted small">
         <ul className="compare-legend">
           <li>

@@ -42,7 +42,8 @@ export function CodeEditor({ value, onChange, problems, labelledBy, describedBy,
         basicSetup,
         javascript({ typescript: true }),
         lintGutter(),
-        EditorView.contentAttributes.of({ 'aria-labelledby': labelledBy, ...(describedBy ? { 'aria-describedby': describedBy } : {}) }),
+        // tabindex: the text is focusable already (contenteditable); axe counts the scrolling editor reachable by keyboard only with it
+        EditorView.contentAttributes.of({ tabindex: '0', 'aria-labelledby': labelledBy, ...(describedBy ? { 'aria-describedby': describedBy } : {}) }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) changed.current(update.state.doc.toString());
         }),
