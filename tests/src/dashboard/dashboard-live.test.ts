@@ -128,6 +128,9 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
       )
       .toMatch(/^-?[\d,]+\.\d\d$/);
     await page.locator('.log-lines li', { hasText: 'traded BTC/USDT:USDT' }).first().waitFor({ timeout: 30_000 });
+    // the order history follows the live orders by itself
+    const history = page.locator('section[aria-labelledby="orders-title"] tbody tr');
+    await expect.poll(() => history.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
     await shot(page, 'live-2-orders-arriving');
     await fitsLaptop(page, 'live-2-laptop-width');
     expect(seller.errors).toEqual([]);

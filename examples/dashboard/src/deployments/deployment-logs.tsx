@@ -3,11 +3,13 @@ import { EmptyState } from '../ui/empty-state.js';
 import { type LogLine, LogLines } from '../ui/log-lines.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
+import { useLiveListKey } from './use-live-list-key.js';
 
-/** The deployment's log (the service's lines and the strategy's `ctx.log`), oldest first, 200 a page. */
-export function DeploymentLogs({ deploymentId, refresh, onRefresh }: { deploymentId: string; refresh: number; onRefresh(): void }) {
+/** The deployment's log (the service's lines and the strategy's `ctx.log`), oldest first, 200 a page; read again on `refresh` until the user pages on. */
+export function DeploymentLogs({ deploymentId, refresh }: { deploymentId: string; refresh: number }) {
   const client = useClient();
-  const list = usePagedList<LogLine>(`deployment-logs:${deploymentId}:${refresh}`, async (cursor, signal) => {
+  const live = useLiveListKey(refresh);
+  const list = usePagedList<LogLine>(`deployment-logs:${deploymentId}:${live.key}`, async (cursor, signal) => {
     const page = await client.deployments.logPage({ params: { id: deploymentId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } }, { signal });
     return { items: page.logs, nextCursor: page.nextCursor };
   });
@@ -15,12 +17,12 @@ export function DeploymentLogs({ deploymentId, refresh, onRefresh }: { deploymen
     <section aria-labelledby="logs-title">
       <div className="page-header">
         <h2 id="logs-title">Log</h2>
-        <button type="button" onClick={onRefresh} disabled={list.loading}>
+        <button type="button" onClick={live.refresh} disabled={list.loading}>
           Refresh
         </button>
       </div>
       <PagedListView
-        list={list}
+        list={{ ...list, loadMore: () => live.more(list.loadMore) }}
         errorTitle="Could not load the log"
         loadingLabel="Loading the log…"
         moreLabel="Load more lines"

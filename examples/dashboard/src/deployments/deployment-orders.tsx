@@ -2,12 +2,14 @@ import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
+import { useLiveListKey } from './use-live-list-key.js';
 import { type Order, OrdersTable } from './orders-table.js';
 
-/** Every order the deployment placed, newest first, 50 a page; `refresh` changing loads the first page again. */
-export function DeploymentOrders({ deploymentId, refresh, onRefresh }: { deploymentId: string; refresh: number; onRefresh(): void }) {
+/** Every order the deployment placed, newest first, 50 a page; following `refresh` (a live order) until the user pages on. */
+export function DeploymentOrders({ deploymentId, refresh }: { deploymentId: string; refresh: number }) {
   const client = useClient();
-  const list = usePagedList<Order>(`orders:${deploymentId}:${refresh}`, async (cursor, signal) => {
+  const live = useLiveListKey(refresh);
+  const list = usePagedList<Order>(`orders:${deploymentId}:${live.key}`, async (cursor, signal) => {
     const page = await client.deployments.orders({ params: { id: deploymentId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
     return { items: page.orders, nextCursor: page.nextCursor };
   });
@@ -15,12 +17,12 @@ export function DeploymentOrders({ deploymentId, refresh, onRefresh }: { deploym
     <section aria-labelledby="orders-title">
       <div className="page-header">
         <h2 id="orders-title">Order history</h2>
-        <button type="button" onClick={onRefresh} disabled={list.loading}>
+        <button type="button" onClick={live.refresh} disabled={list.loading}>
           Refresh
         </button>
       </div>
       <PagedListView
-        list={list}
+        list={{ ...list, loadMore: () => live.more(list.loadMore) }}
         errorTitle="Could not load the orders"
         loadingLabel="Loading the orders…"
         moreLabel="Load older orders"

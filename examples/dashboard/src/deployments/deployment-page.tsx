@@ -86,8 +86,8 @@ export function DeploymentPage({ id }: { id: string }) {
       ) : null}
       <LiveOrders live={live} active={d.status === 'starting' || d.status === 'running'} />
       <DeploymentPositions positions={positions.data} error={positions.error} loading={positions.loading} onRefresh={positions.reload} />
-      <DeploymentOrders deploymentId={id} refresh={refresh} onRefresh={() => setRefresh((n) => n + 1)} />
-      <DeploymentLogs deploymentId={id} refresh={refresh} onRefresh={() => setRefresh((n) => n + 1)} />
+      <DeploymentOrders deploymentId={id} refresh={refresh} />
+      <DeploymentLogs deploymentId={id} refresh={refresh} />
       <p>
         <Link to={{ name: 'deployments' }}>All deployments</Link>
       </p>
