@@ -1,6 +1,6 @@
 import type { StrategySummary } from '@stratbox/client';
 import type { FormEvent } from 'react';
-import { StrategyOptions } from '../marketplace/strategy-options.js';
+import { StrategyField } from '../marketplace/strategy-options.js';
 import type { BoughtListing } from '../marketplace/use-bought-listings.js';
 import { ParamsFieldset } from '../strategies/params-fieldset.js';
 import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
@@ -48,20 +48,14 @@ export function BacktestForm({ strategies, bought, values, onChange, meta, error
       <fieldset>
         <legend>What to test</legend>
         <div className="form-grid">
-          <FormField id="bt-strategy" label="Strategy" errors={fields.strategyId}>
-            {(describedBy, invalid) => (
-              <select
-                id="bt-strategy"
-                value={values.strategyId}
-                onChange={(e) => set('strategyId', e.target.value)}
-                aria-describedby={describedBy}
-                aria-invalid={invalid}
-              >
-                <option value="">Choose a strategy…</option>
-                <StrategyOptions strategies={strategies} bought={bought} />
-              </select>
-            )}
-          </FormField>
+          <StrategyField
+            id="bt-strategy"
+            strategies={strategies}
+            bought={bought}
+            value={values.strategyId}
+            onChange={(v) => set('strategyId', v)}
+            errors={fields.strategyId}
+          />
           <FormField id="bt-symbols" label="Symbols" hint="ccxt symbols, separated by commas or spaces: BTC/USDT:USDT ETH/USDT:USDT" errors={fields.symbols}>
             {text('bt-symbols', 'symbols', { spellCheck: false, autoCapitalize: 'characters' })}
           </FormField>

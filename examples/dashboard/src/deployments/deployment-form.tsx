@@ -1,7 +1,7 @@
 import type { StrategySummary } from '@stratbox/client';
 import type { FormEvent } from 'react';
 import { FormField } from '../backtests/form-field.js';
-import { StrategyOptions } from '../marketplace/strategy-options.js';
+import { StrategyField } from '../marketplace/strategy-options.js';
 import type { BoughtListing } from '../marketplace/use-bought-listings.js';
 import { ParamsFieldset } from '../strategies/params-fieldset.js';
 import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
@@ -49,20 +49,14 @@ export function DeploymentForm({ strategies, bought, credentials, values, onChan
       <fieldset>
         <legend>What to run, and where</legend>
         <div className="form-grid">
-          <FormField id="dep-strategy" label="Strategy" errors={fields.strategyId}>
-            {(describedBy, invalid) => (
-              <select
-                id="dep-strategy"
-                value={values.strategyId}
-                onChange={(e) => set('strategyId', e.target.value)}
-                aria-describedby={describedBy}
-                aria-invalid={invalid}
-              >
-                <option value="">Choose a strategy…</option>
-                <StrategyOptions strategies={strategies} bought={bought} />
-              </select>
-            )}
-          </FormField>
+          <StrategyField
+            id="dep-strategy"
+            strategies={strategies}
+            bought={bought}
+            value={values.strategyId}
+            onChange={(v) => set('strategyId', v)}
+            errors={fields.strategyId}
+          />
           <FormField
             id="dep-credential"
             label="Exchange account"

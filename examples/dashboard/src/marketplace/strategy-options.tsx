@@ -1,11 +1,12 @@
 import type { StrategySummary } from '@stratbox/client';
+import { FormField } from '../backtests/form-field.js';
 import type { BoughtListing } from './use-bought-listings.js';
 
 /**
  * The `<option>`s of a "which strategy" select: the user's own strategies, then the listings
  * they bought (valued by listing id, which the API accepts wherever it takes a strategy id).
  */
-export function StrategyOptions({ strategies, bought }: { strategies: StrategySummary[]; bought: BoughtListing[] }) {
+function StrategyOptions({ strategies, bought }: { strategies: StrategySummary[]; bought: BoughtListing[] }) {
   return (
     <>
       {strategies.length > 0 ? (
@@ -27,6 +28,30 @@ export function StrategyOptions({ strategies, bought }: { strategies: StrategySu
         </optgroup>
       ) : null}
     </>
+  );
+}
+
+interface StrategyFieldProps {
+  id: string;
+  strategies: StrategySummary[];
+  bought: BoughtListing[];
+  value: string;
+  onChange(value: string): void;
+  /** The service's problems with `strategyId`. */
+  errors: string[] | undefined;
+}
+
+/** The "Strategy" select of the backtest and deployment forms: own strategies and bought listings. */
+export function StrategyField({ id, strategies, bought, value, onChange, errors }: StrategyFieldProps) {
+  return (
+    <FormField id={id} label="Strategy" errors={errors}>
+      {(describedBy, invalid) => (
+        <select id={id} value={value} onChange={(e) => onChange(e.target.value)} aria-describedby={describedBy} aria-invalid={invalid}>
+          <option value="">Choose a strategy…</option>
+          <StrategyOptions strategies={strategies} bought={bought} />
+        </select>
+      )}
+    </FormField>
   );
 }
 
