@@ -6,6 +6,9 @@ import { REPO_ROOT } from './paths.js';
 /** Chromium from the system's packages (Playwright's own download cannot run here); `CHROMIUM_PATH` overrides it. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
+/** How long a page action or wait may take before it fails: a minute, for loaded machines. */
+export const BROWSER_TIMEOUT_MS = 60_000;
+
 /** Where browser tests save their screenshots (gitignored). */
 export const SCREENSHOT_DIR = resolve(REPO_ROOT, 'tests/.artifacts');
 

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { screenshotPath } from './browser.js';
+import { BROWSER_TIMEOUT_MS, screenshotPath } from './browser.js';
 
 /** A dashboard tab and the errors it reported, for tests to assert there were none. */
 export interface DashboardTab {
@@ -10,7 +10,7 @@ export interface DashboardTab {
 
 /**
  * A new tab at laptop size, in its own browser context (its own sessionStorage: its own
- * session), collecting page and console errors, with a 20 s default timeout.
+ * session), collecting page and console errors, with a default timeout of BROWSER_TIMEOUT_MS.
  */
 export async function openDashboardTab(browser: Browser): Promise<DashboardTab> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -20,7 +20,7 @@ export async function openDashboardTab(browser: Browser): Promise<DashboardTab> 
   page.on('console', (message) => {
     if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(message.text());
   });
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
   return { page, errors };
 }
 

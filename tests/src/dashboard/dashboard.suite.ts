@@ -1,7 +1,7 @@
 import type { StratboxClient } from '@stratbox/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotPath } from '../harness/browser.js';
+import { BROWSER_TIMEOUT_MS, launchChromium, screenshotPath } from '../harness/browser.js';
 import { colouredPixels } from '../harness/canvas-pixels.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
@@ -57,7 +57,7 @@ describe('the dashboard in a browser', () => {
       // the refusals this test provokes (401, 400) are logged by the browser as failed loads
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
     });
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
   }, 300_000);
 
   afterAll(async () => {

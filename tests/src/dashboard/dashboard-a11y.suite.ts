@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { StratboxClient } from '@stratbox/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../harness/browser.js';
+import { BROWSER_TIMEOUT_MS, launchChromium } from '../harness/browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
 import { seedTwoBacktests } from '../harness/dashboard-seed.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
@@ -85,7 +85,7 @@ describe('accessibility of every dashboard page (axe-core in Chromium)', () => {
     seeded = await seedTwoBacktests(client);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(30_000);
+    page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
   }, 300_000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import type { StratboxClient } from '@stratbox/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshotPath } from '../harness/browser.js';
+import { BROWSER_TIMEOUT_MS, launchChromium, screenshotPath } from '../harness/browser.js';
 import { colouredPixels } from '../harness/canvas-pixels.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
 import { seedTwoBacktests } from '../harness/dashboard-seed.js';
@@ -35,7 +35,7 @@ describe('billing and compare in the dashboard', () => {
     page.on('console', (message) => {
       if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) pageErrors.push(message.text());
     });
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
     await page.goto(service.baseUrl);
     await page.getByLabel('API key').fill(apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
