@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DateOnly, MarketSymbol, MarketType, NextCursor, PageQuery, ParamMap, Timeframe, Timestamp } from './common.js';
+import { DateOnly, MarketSymbol, MarketType, NextCursor, PageQuery, ParamMap, Timeframe, Timestamp, queryInteger } from './common.js';
 import { BacktestId, ListingId, StrategyId } from './ids.js';
 
 export const BacktestStatus = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -149,7 +149,19 @@ export const BacktestDetail = BacktestSummary.extend({
 });
 export type BacktestDetail = z.infer<typeof BacktestDetail>;
 
-export const ListBacktestTradesQuery = z.strictObject({ ...PageQuery });
+/** Most trades one page of `GET /api/backtests/:id/trades` may hold: a run's stored trades in two pages (a chart marks them all). */
+export const MAX_TRADES_PAGE = 5_000;
+
+export const ListBacktestTradesQuery = z.strictObject({
+  ...PageQuery,
+  limit: queryInteger()
+    .min(1)
+    .max(MAX_TRADES_PAGE)
+    .optional()
+    .meta({
+      description: `Page size, 1 to ${MAX_TRADES_PAGE.toLocaleString('en')} (default 50): more than other lists, so that a client can mark every trade of a run in a few requests`,
+    }),
+});
 export const BacktestTradeList = z.object({ trades: z.array(Trade), nextCursor: NextCursor });
 
 export const ListBacktestsQuery = z.strictObject({

@@ -4,6 +4,9 @@ import { useEffect, useState } from 'react';
 import { useClient } from '../session/session-context.js';
 import { describeError, type ErrorView } from '../ui/describe-error.js';
 
+/** The largest page `GET /api/backtests/:id/trades` serves (the contract's `MAX_TRADES_PAGE`). */
+const TRADES_PAGE = 5_000;
+
 export interface AllTrades {
   trades: Trade[];
   /** Stored trades not loaded yet. */
@@ -13,8 +16,8 @@ export interface AllTrades {
 
 /**
  * Every stored trade of a completed run: those the detail carries (the first 1,000), then the
- * rest from `GET /api/backtests/:id/trades`, 200 a page, so the table can sort them all and the
- * charts mark them all.
+ * rest from `GET /api/backtests/:id/trades`, 5,000 a page, so the table can sort them all and the
+ * charts mark them all in a couple of requests (200 a page made 10,000 trades 50 round trips, ~0.4 s).
  */
 export function useAllTrades(backtest: BacktestDetail): AllTrades {
   const client = useClient();
@@ -33,7 +36,7 @@ export function useAllTrades(backtest: BacktestDetail): AllTrades {
       let cursor: string | null = null;
       do {
         const page = await client.backtests.trades(
-          { params: { id: backtest.id }, query: { limit: 200, ...(cursor ? { cursor } : {}) } },
+          { params: { id: backtest.id }, query: { limit: TRADES_PAGE, ...(cursor ? { cursor } : {}) } },
           { signal: controller.signal },
         );
         trades = trades.concat(page.trades);
