@@ -91,22 +91,34 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
 
   const publish = (r: OptimizationRecord) => events.publish(optimizationProgressChannel(r.id), toOptimizationProgressEvent(r));
 
-  async function fail(id: string, error: { code: string; message: string }, pendingMs: number, userId: string) {
+  /**
+   * Moves a running optimization to its end (`patch`), meters the CPU not metered yet
+   * (`pendingMs`) and writes what it leaves (`keep`), in one transaction: only the call that makes
+   * the move writes and meters, so an end is metered once, and a crash leaves all of it or none.
+   * Publishes the end; answers the record after, or null when it was no longer running.
+   */
+  async function finish(
+    id: string,
+    userId: string,
+    patch: OptimizationPatch,
+    pendingMs: number,
+    keep?: (tx: StoreRepositories) => Promise<void>,
+  ): Promise<OptimizationRecord | null> {
     const metered = Math.ceil(pendingMs);
-    const failed = await store.transaction(async (tx) => {
+    const done = await store.transaction(async (tx) => {
       const current = await tx.optimizations.findById(userId, id);
-      const moved = await tx.optimizations.transition(id, ['running'], {
-        status: 'failed',
-        error,
-        finishedAt: clock.now().toISOString(),
-        computeMs: (current?.computeMs ?? 0) + metered,
-      });
-      if (moved && metered > 0) await deps.onCompute?.(userId, metered, tx);
+      const moved = await tx.optimizations.transition(id, ['running'], { ...patch, computeMs: (current?.computeMs ?? 0) + metered });
+      if (!moved) return null;
+      await keep?.(tx);
+      if (metered > 0) await deps.onCompute?.(userId, metered, tx);
       return moved;
     });
-    if (failed) publish(failed);
-    return failed;
+    if (done) publish(done);
+    return done;
   }
+
+  const fail = (id: string, error: { code: string; message: string }, pendingMs: number, userId: string) =>
+    finish(id, userId, { status: 'failed', error, finishedAt: clock.now().toISOString() }, pendingMs);
 
   /** Meters `ms` on a stopped optimization (cancelled, or still running for whoever takes it next). */
   async function meterStopped(r: OptimizationRecord, ms: number) {
@@ -314,7 +326,6 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
     const finalTrials = [...run.trials.values()].filter((t) => t.fold === lastFold);
     const best = bestOf(run, lastFold);
     const results = await buildOptimizationResults({ spec: record.spec, plan, trials: finalTrials, best, tests, timeframeMs: run.timeframeMs }, run.signal);
-    const metered = Math.ceil(run.pendingMs);
     const now = clock.now().toISOString();
     const backtest = best
       ? newBacktestRecord(
@@ -329,26 +340,20 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
           now,
         )
       : null;
-    const done = await store.transaction(async (tx) => {
-      const current = await tx.optimizations.findById(record.userId, record.id);
-      const moved = await tx.optimizations.transition(record.id, ['running'], {
-        status: 'completed',
-        progress: 1,
-        finishedAt: now,
-        best: best ? { ...best, backtestId: backtest?.id ?? null } : null,
-        computeMs: (current?.computeMs ?? 0) + metered,
-      });
-      if (!moved) return null;
-      await tx.optimizations.saveResult(record.id, results as unknown as Record<string, unknown>);
-      if (backtest) await tx.backtests.insert(backtest);
-      if (metered > 0) await deps.onCompute?.(record.userId, metered, tx);
-      return moved;
-    });
+    const done = await finish(
+      record.id,
+      record.userId,
+      { status: 'completed', progress: 1, finishedAt: now, best: best ? { ...best, backtestId: backtest?.id ?? null } : null },
+      run.pendingMs,
+      async (tx) => {
+        await tx.optimizations.saveResult(record.id, results as unknown as Record<string, unknown>);
+        if (backtest) await tx.backtests.insert(backtest);
+      },
+    );
     if (!done) {
       await meterStopped(record, run.pendingMs);
       return;
     }
-    publish(done);
     if (backtest) {
       await queue.enqueue({ name: BACKTEST_JOB, id: backtest.id, group: record.userId, payload: {} }).catch((error: unknown) =>
         logger.error('Could not queue the best backtest of an optimization; a restart queues it', {
