@@ -1,16 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { StratboxClient } from '@stratbox/client';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceleratedClock } from '../harness/accelerated-clock.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from '../harness/browser.js';
+import { type DashboardTab, openDashboardTab, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
-import { seedTwoBacktests } from '../harness/dashboard-seed.js';
+import { seedListing, seedPaperDeployment, seedReviewedListing, seedTwoBacktests } from '../harness/dashboard-seed.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
 /*
  * axe-core in the real browser on every page of the built dashboard: no serious or critical
- * violation. To check a new page, add it to PAGES (its address and what shows it is drawn).
+ * violation. To check a new page, add it to PAGES (its address, what shows it is drawn, and
+ * what it hides until asked: a form, a dialog). The user has records on every list: two
+ * backtests, a running paper deployment with orders, a listing of theirs the other user bought
+ * and reviewed, and one of the other user's they bought and reviewed (a third they did not buy).
+ * The other user has strategies but no exchange account yet. The clock runs 60 times faster so
+ * the deployment's '1m' candles close every second.
  */
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -18,13 +25,24 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 interface Seeded {
   strategyId: string;
   backtestIds: [string, string];
+  deploymentId: string;
+  /** The user's own listing, with a review by its buyer. */
+  ownListingId: string;
+  /** The other user's listing the user bought and reviewed. */
+  boughtListingId: string;
+  /** The other user's listing the user has not bought. */
+  unboughtListingId: string;
 }
 
 interface PageCheck {
   name: string;
   path(seeded: Seeded): string;
-  /** A CSS selector or heading text that shows the page is drawn with its data. */
-  ready: { selector: string } | { heading: string };
+  /** CSS selectors (each must match) or a heading's text that show the page is drawn with its data. */
+  ready: { selector: string | string[] } | { heading: string };
+  /** Who is signed in: the seeded user unless `other`. */
+  user?: 'other';
+  /** Opens what the page shows only when asked (a form, a dialog): checked too, after the page as it first shows. */
+  reveal?(page: Page): Promise<unknown>;
 }
 
 const PAGES: PageCheck[] = [
@@ -32,15 +50,43 @@ const PAGES: PageCheck[] = [
   { name: 'new strategy (editor)', path: () => '/strategies/new', ready: { selector: '.cm-content' } },
   { name: 'strategy (editor, versions)', path: (s) => `/strategies/${s.strategyId}`, ready: { selector: '.cm-content' } },
   { name: 'backtest form', path: (s) => `/backtests/new?strategyId=${s.strategyId}`, ready: { selector: 'form' } },
-  { name: 'backtest results', path: (s) => `/backtests/${s.backtestIds[0]}`, ready: { selector: '[data-testid="candle-chart"] figcaption' } },
+  {
+    name: 'backtest results',
+    path: (s) => `/backtests/${s.backtestIds[0]}`,
+    ready: { selector: ['[data-testid="candle-chart"] figcaption', '.log-lines li'] },
+  },
   { name: 'backtest list', path: () => '/backtests', ready: { selector: '.compare-pick' } },
   { name: 'compare backtests', path: (s) => `/backtests/compare?a=${s.backtestIds[0]}&b=${s.backtestIds[1]}`, ready: { selector: '.compare-metrics' } },
   { name: 'billing', path: () => '/billing', ready: { selector: '.usage-meters' } },
-  { name: 'deployments list', path: () => '/deployments', ready: { heading: 'Deployments' } },
+  { name: 'deployments list', path: () => '/deployments', ready: { selector: 'tbody tr' } },
+  {
+    name: 'deployment (running, live orders), then its stop dialog',
+    path: (s) => `/deployments/${s.deploymentId}`,
+    ready: { selector: '.live-orders tbody tr' },
+    reveal: (page) => openDialog(page, page.getByRole('button', { name: 'Stop', exact: true }), 'Stop this deployment?'),
+  },
   { name: 'new deployment', path: () => '/deployments/new', ready: { selector: 'form' } },
-  { name: 'marketplace', path: () => '/marketplace', ready: { heading: 'Marketplace' } },
-  { name: 'my listings', path: () => '/marketplace/mine', ready: { heading: 'My listings' } },
-  { name: 'my purchases', path: () => '/marketplace/purchases', ready: { heading: 'My purchases' } },
+  { name: 'new deployment (no exchange account yet)', path: () => '/deployments/new', ready: { selector: '.paper-credential' }, user: 'other' },
+  { name: 'marketplace', path: () => '/marketplace', ready: { selector: '.listing-card' } },
+  {
+    name: 'my listings, then the new listing form',
+    path: () => '/marketplace/mine',
+    ready: { selector: '.my-listings' },
+    reveal: async (page) => {
+      await page.getByRole('button', { name: 'New listing' }).click();
+      await page.getByRole('button', { name: 'Publish listing' }).waitFor();
+    },
+  },
+  { name: 'my purchases', path: () => '/marketplace/purchases', ready: { selector: 'tbody tr' } },
+  { name: 'listing (own, reviewed)', path: (s) => `/marketplace/${s.ownListingId}`, ready: { selector: '.review-text' } },
+  { name: 'listing (bought, reviewed by the user)', path: (s) => `/marketplace/${s.boughtListingId}`, ready: { selector: '.review-text' } },
+  {
+    name: 'listing (not bought), then its buy dialog',
+    path: (s) => `/marketplace/${s.unboughtListingId}`,
+    ready: { heading: 'Breakout (seeded)' },
+    reveal: (page) => openDialog(page, page.getByRole('button', { name: 'Buy for $12.50' }), 'Buy Breakout (seeded)?'),
+  },
+  { name: 'page not found', path: () => '/no/such/page', ready: { heading: 'Page not found' } },
 ];
 
 interface Violation {
@@ -63,8 +109,14 @@ async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
+/** Clicks `opener` and waits for the dialog `name`. */
+async function openDialog(page: Page, opener: Locator, name: string): Promise<void> {
+  await opener.click();
+  await page.getByRole('dialog', { name }).waitFor();
+}
+
 async function waitReady(page: Page, ready: PageCheck['ready']): Promise<void> {
-  if ('selector' in ready) await page.locator(ready.selector).first().waitFor();
+  if ('selector' in ready) for (const selector of [ready.selector].flat()) await page.locator(selector).first().waitFor();
   else await page.getByRole('heading', { name: ready.heading, level: 1 }).waitFor();
   // nothing still loading
   await page.waitForFunction(() => document.querySelectorAll('.loading').length === 0);
@@ -77,15 +129,24 @@ describe('accessibility of every dashboard page (axe-core in Chromium)', () => {
   let apiKey: string;
   let client: StratboxClient;
   let seeded: Seeded;
+  let other: { apiKey: string; client: StratboxClient };
+  let otherTab: DashboardTab;
 
   beforeAll(async () => {
     await ensureDashboardBuilt();
-    service = await startWsTestService();
+    service = await startWsTestService({ clock: acceleratedClock(60), deployments: { pollIntervalMs: 100 } });
     ({ apiKey, client } = await service.newUser('a11y-user'));
-    seeded = await seedTwoBacktests(client);
+    other = await service.newUser('a11y-other');
+    const { listingId: ownListingId } = await seedReviewedListing(client, other.client, 'Trend rider (seeded)');
+    const { listingId: boughtListingId } = await seedReviewedListing(other.client, client, 'Range fader (seeded)');
+    const { listingId: unboughtListingId } = await seedListing(other.client, 'Breakout (seeded)');
+    const { deploymentId } = await seedPaperDeployment(client);
+    seeded = { ...(await seedTwoBacktests(client)), deploymentId, ownListingId, boughtListingId, unboughtListingId };
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+    otherTab = await openDashboardTab(browser);
+    await signIn(otherTab.page, service.baseUrl, other.apiKey);
   }, 300_000);
 
   afterAll(async () => {
@@ -104,9 +165,13 @@ describe('accessibility of every dashboard page (axe-core in Chromium)', () => {
 
   for (const check of PAGES) {
     it(check.name, async () => {
-      await page.goto(service.baseUrl + check.path(seeded));
-      await waitReady(page, check.ready);
-      expect(await seriousViolations(page), check.name).toEqual([]);
+      const tab = check.user === 'other' ? otherTab.page : page;
+      await tab.goto(service.baseUrl + check.path(seeded));
+      await waitReady(tab, check.ready);
+      expect(await seriousViolations(tab), check.name).toEqual([]);
+      if (!check.reveal) return;
+      await check.reveal(tab);
+      expect(await seriousViolations(tab), `${check.name}: revealed`).toEqual([]);
     }, 60_000);
   }
 });

@@ -6,6 +6,7 @@ import { acceleratedClock } from '../harness/accelerated-clock.js';
 import { launchChromium } from '../harness/browser.js';
 import { type DashboardTab, openDashboardTab, screenshot, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
+import { EVERY_CANDLE, SMA_CROSS } from '../harness/dashboard-seed.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
 /*
@@ -15,27 +16,10 @@ import { startWsTestService, type WsTestService } from '../harness/ws-service.js
  * Screenshots go to tests/.artifacts/dashboard/.
  */
 
-/** Orders on every candle from the first: buys when flat, closes when long. */
-const TRADER = [
-  "export const meta = { timeframe: '1m' };",
-  'export function onCandle(ctx, candle) {',
-  '  if (ctx.position(candle.symbol)) ctx.close(candle.symbol);',
-  '  else ctx.buy(candle.symbol, { quantity: 0.001 });',
-  "  ctx.log('traded', candle.symbol);",
-  '}',
-].join('\n');
-
 /** A line of the sold strategy no page of the buyer's may ever show. */
 const SECRET = `const edge_${randomBytes(6).toString('hex')} = 'the proprietary part';`;
-const EDGE = [
-  "export const meta = { timeframe: '1h', params: { fast: { type: 'int', default: 10, min: 2 }, slow: { type: 'int', default: 30, min: 5 } } };",
-  SECRET,
-  'export function onCandle(ctx, candle) {',
-  '  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast), s = ctx.indicators.sma(candle.symbol, ctx.params.slow);',
-  '  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.2 });',
-  '  else if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);',
-  '}',
-].join('\n');
+/** SMA_CROSS with the secret line under its meta. */
+const EDGE = SMA_CROSS.replace('\n', `\n${SECRET}\n`);
 const TAG = `e2e-${randomBytes(3).toString('hex')}`;
 
 const shot = (page: Page, name: string) => screenshot(page, 'dashboard', name);
@@ -90,7 +74,7 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
 
   it('deploys on paper, creating the paper account in the form, and shows orders as they arrive', async () => {
     const { page } = seller;
-    const trader = await alice.client.strategies.create({ body: { name: 'Every candle (e2e)', source: TRADER } });
+    const trader = await alice.client.strategies.create({ body: { name: 'Every candle (e2e)', source: EVERY_CANDLE } });
     await signIn(page, service.baseUrl, alice.apiKey);
     await page.getByRole('link', { name: 'Deployments' }).click();
     await page.getByText('No deployments yet').waitFor();

@@ -1,13 +1,24 @@
 import type { StratboxClient } from '@stratbox/client';
+import { waitFor } from './deferred.js';
 import { waitFinished } from './wait-backtest.js';
 
-/** An SMA crossover whose periods are parameters, so two runs of it differ. */
+/** An SMA crossover whose periods are parameters, so two runs of it differ; it logs each entry. */
 export const SMA_CROSS = [
   "export const meta = { timeframe: '1h', params: { fast: { type: 'int', default: 10, min: 2 }, slow: { type: 'int', default: 30, min: 5 } } };",
   'export function onCandle(ctx, candle) {',
   '  const f = ctx.indicators.sma(candle.symbol, ctx.params.fast), s = ctx.indicators.sma(candle.symbol, ctx.params.slow);',
-  '  if (f > s && !ctx.position(candle.symbol)) ctx.buy(candle.symbol, { size: 0.2 });',
+  "  if (f > s && !ctx.position(candle.symbol)) { ctx.buy(candle.symbol, { size: 0.2 }); ctx.log('cross up', candle.symbol); }",
   '  else if (f < s && ctx.position(candle.symbol)) ctx.close(candle.symbol);',
+  '}',
+].join('\n');
+
+/** Orders on every '1m' candle from the first: buys when flat, closes when long, and logs it. */
+export const EVERY_CANDLE = [
+  "export const meta = { timeframe: '1m' };",
+  'export function onCandle(ctx, candle) {',
+  '  if (ctx.position(candle.symbol)) ctx.close(candle.symbol);',
+  '  else ctx.buy(candle.symbol, { quantity: 0.001 });',
+  "  ctx.log('traded', candle.symbol);",
   '}',
 ].join('\n');
 
@@ -27,4 +38,39 @@ export async function seedTwoBacktests(client: StratboxClient): Promise<{ strate
     ids.push(created.id);
   }
   return { strategyId: strategy.id, backtestIds: [ids[0]!, ids[1]!] };
+}
+
+/**
+ * A running paper deployment of EVERY_CANDLE on BTC/USDT:USDT, on a new paper account, once it
+ * has placed at least `orders` orders. A '1m' candle closes every real minute: give the service
+ * a faster clock (`acceleratedClock`) and a short deployment poll for this to take seconds.
+ */
+export async function seedPaperDeployment(client: StratboxClient, orders = 2): Promise<{ deploymentId: string }> {
+  const strategy = await client.strategies.create({ body: { name: 'Every candle (seeded)', source: EVERY_CANDLE } });
+  const credential = await client.credentials.create({ body: { exchange: 'paper', label: 'Paper (seeded)' } });
+  const { id } = await client.deployments.create({ body: { strategyId: strategy.id, credentialId: credential.id, symbols: ['BTC/USDT:USDT'] } });
+  await waitFor(
+    `${orders} orders of deployment ${id}`,
+    async () => (await client.deployments.orders({ params: { id } })).orders.length >= orders,
+    120_000,
+    200,
+  );
+  return { deploymentId: id };
+}
+
+/** `seller` lists SMA_CROSS as `name` for $12.50, with tags and a description. */
+export async function seedListing(seller: StratboxClient, name: string): Promise<{ listingId: string }> {
+  const strategy = await seller.strategies.create({ body: { name: `${name} (source)`, source: SMA_CROSS } });
+  const listing = await seller.marketplace.create({
+    body: { strategyId: strategy.id, name, description: 'Rides trends on the hourly chart.', price: 1_250, tags: ['trend', 'seeded'] },
+  });
+  return { listingId: listing.id };
+}
+
+/** A listing as `seedListing` makes it, that `buyer` then buys and reviews 4 of 5. */
+export async function seedReviewedListing(seller: StratboxClient, buyer: StratboxClient, name: string): Promise<{ listingId: string }> {
+  const { listingId } = await seedListing(seller, name);
+  await buyer.marketplace.purchase({ params: { id: listingId }, body: {} });
+  await buyer.marketplace.review({ params: { id: listingId }, body: { rating: 4, text: 'Solid & steady' } });
+  return { listingId };
 }
