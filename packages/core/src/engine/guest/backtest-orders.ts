@@ -63,7 +63,17 @@ export function createBacktestOrders(
   }
   let pendingTotal = 0;
   let orderSeq = 0;
+  /*
+   * Recycled order records: a stack of `freeCount` in `freeOrders`, pushed and popped by index.
+   * Arrays here never call push or pop: in QuickJS each is a method looked up on
+   * Array.prototype and a native call (about 140 ns, an indexed write about 35 ns); an order
+   * did four of them.
+   */
   const freeOrders: PendingOrder[] = [];
+  let freeCount = 0;
+  function recycle(o: PendingOrder): void {
+    freeOrders[freeCount++] = o;
+  }
 
   /** Read once: without `onOrder`, a fill builds no event (ten arguments are a costly call in QuickJS). */
   const emitting = events.enabled;
@@ -74,20 +84,21 @@ export function createBacktestOrders(
 
   /** The record the next order is read into: the last free one, left in the free list until the order is placed. */
   function spare(): PendingOrder {
-    if (freeOrders.length === 0) freeOrders.push({ ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0 });
-    return freeOrders[freeOrders.length - 1]!;
+    if (freeCount === 0) recycle({ ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0 });
+    return freeOrders[freeCount - 1]!;
   }
 
   /** Places `spare()`, whose options are read. */
   function add(s: number, side: number, closeAll: boolean): string {
-    const o = freeOrders.pop()!;
+    const o = freeOrders[--freeCount]!;
     // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
     o.id = 'o' + ++orderSeq;
     o.s = s;
     o.side = side;
     o.closeAll = closeAll;
     o.time = now();
-    pending[s]!.push(o);
+    const list = pending[s]!;
+    list[list.length] = o;
     countPending(s, 1);
     return o.id;
   }
@@ -97,7 +108,7 @@ export function createBacktestOrders(
     const o = list[j]!;
     const last = list.length - 1;
     for (let k = j; k < last; k++) list[k] = list[k + 1]!;
-    list.pop();
+    list.length = last;
     countPending(s, -1);
     return o;
   }
@@ -151,7 +162,7 @@ export function createBacktestOrders(
           const side = ord.closeAll ? (positions[s]!.qty > 0 ? -1 : 1) : ord.side;
           ord.side = side;
           execute(ord, marketFillPrice(side, o, slip), taker, t);
-          freeOrders.push(ord);
+          recycle(ord);
         } else j++;
       }
     }
@@ -171,7 +182,7 @@ export function createBacktestOrders(
           take(list, j, s);
           const before = positions[s]!.qty;
           execute(ord, px, limit ? maker : taker, t);
-          freeOrders.push(ord);
+          recycle(ord);
           const after = positions[s]!.qty;
           if (after !== 0 && (before === 0 || after > 0 !== before > 0 || abs(after) > abs(before))) book.checkExits(s, t, px, h, l, false);
         } else j++;
@@ -223,7 +234,7 @@ export function createBacktestOrders(
           if (list[j]!.id === id) {
             const o = take(list, j, s);
             reject(o, 'cancelled', 'cancelled by the strategy');
-            freeOrders.push(o);
+            recycle(o);
             return true;
           }
         }
@@ -237,11 +248,12 @@ export function createBacktestOrders(
         if (only >= 0 && s !== only) continue;
         const list = pending[s]!;
         while (list.length) {
-          const o = list.pop()!;
+          const o = list[list.length - 1]!;
+          list.length--;
           countPending(s, -1);
           n++;
           reject(o, 'cancelled', 'cancelled by the strategy');
-          freeOrders.push(o);
+          recycle(o);
         }
       }
       return n;
