@@ -50,29 +50,31 @@ export function createBacktestOrders(
   const names = cfg.symbols;
   const { allowShort, leverage: lev, slippage: slip, maker, taker } = cfg;
   const { positions, trailBest, open, exBelow, exAbove, wakeAt, nextFunding } = book;
+  /* The account's functions, read once: a property of `book` is a lookup on every use in QuickJS. */
+  const { account, equity: equityNow, fill, checkExits, ratchet, attachExits } = book;
+  /**
+   * Pending orders per symbol, in time order; while a symbol has any, the candle loop wakes for
+   * it on every candle: `add` sets `book.wakeAt[s]` to -Infinity, and taking the last one sets it
+   * back to the next funding time.
+   */
   const pending: PendingOrder[][] = [];
   for (let s = 0; s < nSym; s++) pending.push([]);
-  /** Pending orders per symbol; while there are any, the candle loop wakes for the symbol on every candle (`book.wakeAt`). */
-  const pendingCount = new Float64Array(nSym);
-
-  /** Counts an order of symbol s out (`n` = -1) or in (1), keeping `book.wakeAt[s]`. */
-  function countPending(s: number, n: number): void {
-    pendingTotal += n;
-    pendingCount[s]! += n;
-    wakeAt[s] = pendingCount[s] !== 0 ? NEG_INF : nextFunding[s]!;
-  }
   let pendingTotal = 0;
   let orderSeq = 0;
   /*
    * Recycled order records: a stack of `freeCount` in `freeOrders`, pushed and popped by index.
    * Arrays here never call push or pop: in QuickJS each is a method looked up on
    * Array.prototype and a native call (about 140 ns, an indexed write about 35 ns); an order
-   * did four of them.
+   * did four of them. The stack always holds one: the spare the next order's options are read
+   * into (see `add`), so placing an order calls nothing to find it.
    */
-  const freeOrders: PendingOrder[] = [];
-  let freeCount = 0;
+  const freeOrders: PendingOrder[] = [newRecord()];
+  let freeCount = 1;
   function recycle(o: PendingOrder): void {
     freeOrders[freeCount++] = o;
+  }
+  function newRecord(): PendingOrder {
+    return { ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0 };
   }
 
   /** Read once: without `onOrder`, a fill builds no event (ten arguments are a costly call in QuickJS). */
@@ -82,15 +84,10 @@ export function createBacktestOrders(
     if (emitting) events.emit(o.id, names[o.s]!, o.side, EXIT_REASONS[o.type]!, status, q, px, fee, reason, o.tag);
   }
 
-  /** The record the next order is read into: the last free one, left in the free list until the order is placed. */
-  function spare(): PendingOrder {
-    if (freeCount === 0) recycle({ ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0 });
-    return freeOrders[freeCount - 1]!;
-  }
-
-  /** Places `spare()`, whose options are read. */
+  /** Places the spare record (`freeOrders[freeCount - 1]`, left in the free list until now), whose options are read. */
   function add(s: number, side: number, closeAll: boolean): string {
     const o = freeOrders[--freeCount]!;
+    if (freeCount === 0) recycle(newRecord());
     // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
     o.id = 'o' + ++orderSeq;
     o.s = s;
@@ -99,7 +96,8 @@ export function createBacktestOrders(
     o.time = now();
     const list = pending[s]!;
     list[list.length] = o;
-    countPending(s, 1);
+    pendingTotal++;
+    wakeAt[s] = NEG_INF;
     return o.id;
   }
 
@@ -109,7 +107,8 @@ export function createBacktestOrders(
     const last = list.length - 1;
     for (let k = j; k < last; k++) list[k] = list[k + 1]!;
     list.length = last;
-    countPending(s, -1);
+    pendingTotal--;
+    if (last === 0) wakeAt[s] = nextFunding[s]!;
     return o;
   }
 
@@ -122,7 +121,8 @@ export function createBacktestOrders(
     const s = o.s;
     const p = positions[s]!;
     const cur = p.qty;
-    const a = abs(cur);
+    // Not abs(), a native call: the sign of a zero does not matter here (a is compared, or used when cur !== 0).
+    const a = cur < 0 ? -cur : cur;
     let q: number;
     /* Equity, when a size order needed it: the margin check reads the same number (nothing changed since) instead of summing it again. */
     let equity = NAN;
@@ -130,10 +130,10 @@ export function createBacktestOrders(
       if (cur === 0) return reject(o, 'cancelled', 'no position to close');
       q = a;
     } else if (o.size === o.size) {
-      equity = book.equity();
+      equity = equityNow();
       q = (o.size * equity * lev) / px;
     } else q = o.quantity;
-    if (!(q > 0 && q < INF)) return reject(o, 'rejected', `order quantity is not positive: equity is ${book.equity()}`);
+    if (!(q > 0 && q < INF)) return reject(o, 'rejected', `order quantity is not positive: equity is ${equityNow()}`);
     if (o.reduceOnly) {
       if (cur === 0 || cur > 0 === o.side > 0) return reject(o, 'cancelled', 'reduce-only order has no position to reduce');
       if (q > a) q = a;
@@ -142,11 +142,12 @@ export function createBacktestOrders(
       if (cur <= 0) return reject(o, 'rejected', 'SPOT markets cannot be sold short');
       if (q > a) q = a;
     }
-    const refusal = marginRefusal(book.account, p, o.side, q, px, equity === equity ? equity : book.equity);
+    // A close opens nothing: no margin check (marginRefusal would answer null), one call fewer per close.
+    const refusal = o.closeAll ? null : marginRefusal(account, p, o.side, q, px, equity === equity ? equity : equityNow);
     if (refusal !== null) return reject(o, 'rejected', refusal);
-    book.fill(s, o.side, q, px, feeRate, t, o.type);
+    fill(s, o.side, q, px, feeRate, t, o.type);
     if ((o.stopLoss === o.stopLoss || o.takeProfit === o.takeProfit || o.trail !== null) && p.qty !== 0 && p.qty > 0 === o.side > 0) {
-      book.attachExits(s, o.stopLoss, o.takeProfit, o.trail, o.time, px);
+      attachExits(s, o.stopLoss, o.takeProfit, o.trail, o.time, px);
     }
     if (emitting) orderEvent(o, 'filled', q, px, q * px * feeRate, null);
   }
@@ -162,12 +163,12 @@ export function createBacktestOrders(
           const side = ord.closeAll ? (positions[s]!.qty > 0 ? -1 : 1) : ord.side;
           ord.side = side;
           execute(ord, marketFillPrice(side, o, slip), taker, t);
-          recycle(ord);
+          freeOrders[freeCount++] = ord; // recycle(ord), without the call: every market fill passes here.
         } else j++;
       }
     }
     // The position's exits, only when the candle reaches one of their levels (as the candle loop tests): below them checkExits does nothing.
-    if (open[s] !== 0 && (l <= exBelow[s]! || h >= exAbove[s]!)) book.checkExits(s, t, o, h, l, true);
+    if (open[s] !== 0 && (l <= exBelow[s]! || h >= exAbove[s]!)) checkExits(s, t, o, h, l, true);
     list = pending[s]!;
     if (list.length !== 0) {
       for (let j = 0; j < list.length; ) {
@@ -184,11 +185,11 @@ export function createBacktestOrders(
           execute(ord, px, limit ? maker : taker, t);
           recycle(ord);
           const after = positions[s]!.qty;
-          if (after !== 0 && (before === 0 || after > 0 !== before > 0 || abs(after) > abs(before))) book.checkExits(s, t, px, h, l, false);
+          if (after !== 0 && (before === 0 || after > 0 !== before > 0 || abs(after) > abs(before))) checkExits(s, t, px, h, l, false);
         } else j++;
       }
     }
-    if (trailBest[s] === trailBest[s]) book.ratchet(s, t, h, l);
+    if (trailBest[s] === trailBest[s]) ratchet(s, t, h, l);
   }
 
   function snapshot(o: PendingOrder): OrderSnapshot {
@@ -213,7 +214,7 @@ export function createBacktestOrders(
     processBar,
     /** `ctx.buy` / `ctx.sell`: the options are checked (a TypeError names the first problem), then the order is placed. */
     place(s: number, side: number, options: unknown): string {
-      readOrderArgs(options, spare());
+      readOrderArgs(options, freeOrders[freeCount - 1]!);
       if (pendingTotal >= MAX_OPEN_ORDERS) throw new RangeError(`Too many open orders (at most ${MAX_OPEN_ORDERS})`);
       return add(s, side, false);
     },
@@ -223,7 +224,7 @@ export function createBacktestOrders(
       for (let j = 0; j < list.length; j++) if (list[j]!.closeAll) return list[j]!.id;
       const q = positions[s]!.qty;
       if (q === 0) return null;
-      marketOrderArgs(spare(), true);
+      marketOrderArgs(freeOrders[freeCount - 1]!, true);
       return add(s, q > 0 ? -1 : 1, true);
     },
     cancel(id: unknown): boolean {
@@ -250,7 +251,8 @@ export function createBacktestOrders(
         while (list.length) {
           const o = list[list.length - 1]!;
           list.length--;
-          countPending(s, -1);
+          pendingTotal--;
+          if (list.length === 0) wakeAt[s] = nextFunding[s]!;
           n++;
           reject(o, 'cancelled', 'cancelled by the strategy');
           recycle(o);
@@ -273,7 +275,6 @@ export function createBacktestOrders(
       for (let s = 0; s < nSym; s++) {
         pendingTotal -= pending[s]!.length;
         pending[s]!.length = 0;
-        pendingCount[s] = 0;
         wakeAt[s] = nextFunding[s]!;
       }
     },
