@@ -35,11 +35,9 @@ export function BacktestResults({ backtest }: { backtest: BacktestDetail }) {
         <h2 id="candles-title">Candles and trades</h2>
         <ErrorBanner error={all.error} title="Could not load every trade" />
         <SymbolTabs symbols={backtest.symbols} selected={symbol} onSelect={setSymbol}>
-          {all.loading ? (
-            <p className="muted">Loading trades… {all.trades.length.toLocaleString('en')} so far</p>
-          ) : (
-            <CandleChart key={symbol} backtest={backtest} symbol={symbol} trades={symbolTrades} />
-          )}
+          {all.loading ? <p className="muted">Loading trades… {all.trades.length.toLocaleString('en')} so far</p> : null}
+          {/* mounted at once: the candles load while the trades do */}
+          <CandleChart key={symbol} backtest={backtest} symbol={symbol} trades={all.loading ? null : symbolTrades} />
         </SymbolTabs>
       </section>
       <section aria-labelledby="trades-title">

@@ -13,12 +13,15 @@ const TIMEFRAME_SECONDS: Record<string, number> = { '1m': 60, '5m': 300, '15m': 
 
 /**
  * The candles one symbol of a backtest ran on, with each of its trades' entry and exit marked.
- * The figure carries the number of markers the chart holds (`data-markers`) and of trades
+ * `trades` is null while the run's trades are still loading: the candles load meanwhile, and the
+ * chart is drawn once both are in. The figure carries the number of markers the chart holds (`data-markers`) and of trades
  * marked (`data-trades`), as its caption says.
  */
-export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSummary; symbol: string; trades: Trade[] }) {
+export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSummary; symbol: string; trades: Trade[] | null }) {
   const host = useRef<HTMLDivElement>(null);
-  const { candles, source, loading, error, truncated } = useCandles(backtest, symbol);
+  const { candles, source, loading: candlesLoading, error, truncated } = useCandles(backtest, symbol);
+  // the chart waits for both its candles and the trades it marks
+  const waiting = candlesLoading || trades === null;
   const [shownMarkers, setShownMarkers] = useState(0);
   const data = useMemo(
     () => candles.map((c) => ({ time: toSeconds(c.time) as UTCTimestamp, open: c.open, high: c.high, low: c.low, close: c.close })),
@@ -27,7 +30,7 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
   const marks = useMemo(
     () =>
       tradeMarkers(
-        trades,
+        trades ?? [],
         data.map((d) => d.time),
         TIMEFRAME_SECONDS[backtest.timeframe] ?? 3600,
       ),
@@ -35,7 +38,7 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
   );
 
   useEffect(() => {
-    if (!host.current || loading || data.length === 0) return;
+    if (!host.current || waiting || data.length === 0) return;
     const chart = createChart(host.current, CHART_OPTIONS);
     const series = chart.addSeries(CandlestickSeries, {
       upColor: SERIES_COLORS.up,
@@ -52,19 +55,19 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
       chart.remove();
       setShownMarkers(0);
     };
-  }, [data, marks, loading]);
+  }, [data, marks, waiting]);
 
   return (
     <figure className="chart-figure" data-testid="candle-chart" data-symbol={symbol} data-markers={shownMarkers} data-trades={marks.marked}>
       <ErrorBanner error={error} title={`Could not load the candles of ${symbol}`} />
-      {loading ? <Loading label={`Loading candles of ${symbol}… ${candles.length.toLocaleString('en')} so far`} /> : null}
-      {!loading && !error && data.length === 0 ? <p className="muted">No candles for {symbol} over this range.</p> : null}
+      {candlesLoading ? <Loading label={`Loading candles of ${symbol}… ${candles.length.toLocaleString('en')} so far`} /> : null}
+      {!waiting && !error && data.length === 0 ? <p className="muted">No candles for {symbol} over this range.</p> : null}
       {/* a text alternative beside the canvases (they hold the library's attribution link, so no role="img" around them) */}
       <p className="visually-hidden">
         {symbol} candles, {marks.marked} trades marked
       </p>
-      <div className="chart candle-chart" ref={host} hidden={loading || data.length === 0} />
-      {!loading && data.length > 0 ? (
+      <div className="chart candle-chart" ref={host} hidden={waiting || data.length === 0} />
+      {!waiting && data.length > 0 ? (
         <figcaption className="muted small">
           {symbol}: {data.length.toLocaleString('en')} {backtest.timeframe} candles ({source}); {marks.marked} trade(s) marked with {shownMarkers} markers
           (entry ▲▼, exit ●)

@@ -1,4 +1,4 @@
-import { AreaSeries, createChart, LineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { AreaSeries, createChart, type IChartApi, LineSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef } from 'react';
 import { drawdownSeries, equitySeries } from './chart-data.js';
 import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
@@ -14,27 +14,36 @@ export function EquityChart({ points }: { points: Array<{ time: string; equity: 
 
   useEffect(() => {
     if (!host.current || equity.length === 0) return;
-    const chart = createChart(host.current, CHART_OPTIONS);
-    const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: 2, title: 'Equity' }, 0);
-    line.setData(asTime(equity));
-    const dd = chart.addSeries(
-      AreaSeries,
-      {
-        lineColor: SERIES_COLORS.drawdown,
-        topColor: 'rgba(220, 38, 38, 0.05)',
-        bottomColor: 'rgba(220, 38, 38, 0.45)',
-        lineWidth: 1,
-        invertFilledArea: true,
-        title: 'Drawdown %',
-        priceFormat: { type: 'custom', formatter: (v: number) => `${v.toFixed(1)}%`, minMove: 0.01 },
-      },
-      1,
-    );
-    dd.setData(asTime(drawdown));
-    chart.panes()[0]?.setStretchFactor(0.7);
-    chart.panes()[1]?.setStretchFactor(0.3);
-    chart.timeScale().fitContent();
-    return () => chart.remove();
+    const element = host.current;
+    let chart: IChartApi | null = null;
+    // drawn just before the next frame, so the effects that start the page's other requests (the
+    // trades, the candles: they run after this one) send them first and the server works meanwhile
+    const frame = requestAnimationFrame(() => {
+      chart = createChart(element, CHART_OPTIONS);
+      const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: 2, title: 'Equity' }, 0);
+      line.setData(asTime(equity));
+      const dd = chart.addSeries(
+        AreaSeries,
+        {
+          lineColor: SERIES_COLORS.drawdown,
+          topColor: 'rgba(220, 38, 38, 0.05)',
+          bottomColor: 'rgba(220, 38, 38, 0.45)',
+          lineWidth: 1,
+          invertFilledArea: true,
+          title: 'Drawdown %',
+          priceFormat: { type: 'custom', formatter: (v: number) => `${v.toFixed(1)}%`, minMove: 0.01 },
+        },
+        1,
+      );
+      dd.setData(asTime(drawdown));
+      chart.panes()[0]?.setStretchFactor(0.7);
+      chart.panes()[1]?.setStretchFactor(0.3);
+      chart.timeScale().fitContent();
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      chart?.remove();
+    };
   }, [equity, drawdown]);
 
   if (equity.length === 0) return <p className="muted">No equity curve: the run made no bars.</p>;
