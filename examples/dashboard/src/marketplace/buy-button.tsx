@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useClient } from '../session/session-context.js';
 import { ConfirmDialog } from '../ui/confirm-dialog.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { useAction } from '../ui/use-action.js';
 import type { Listing, Purchase } from './listing.js';
 import { formatPrice } from './listing-values.js';
 
@@ -13,23 +13,16 @@ import { formatPrice } from './listing-values.js';
 export function BuyButton({ listing, onBought }: { listing: Listing; onBought(purchase: Purchase): void }) {
   const client = useClient();
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorView | null>(null);
+  const purchase = useAction();
   const [pending, setPending] = useState<Purchase | null>(null);
 
   async function buy() {
-    setBusy(true);
-    setError(null);
-    try {
-      const purchase = await client.marketplace.purchase({ params: { id: listing.id }, body: {} });
-      if (purchase.status === 'pending') setPending(purchase);
-      else onBought(purchase);
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setBusy(false);
-      setAsking(false);
-    }
+    await purchase.run(async () => {
+      const bought = await client.marketplace.purchase({ params: { id: listing.id }, body: {} });
+      if (bought.status === 'pending') setPending(bought);
+      else onBought(bought);
+    });
+    setAsking(false);
   }
 
   const price = formatPrice(listing.price);
@@ -43,12 +36,12 @@ export function BuyButton({ listing, onBought }: { listing: Listing; onBought(pu
           The payment is waiting: <a href={pending.checkoutUrl}>complete it with the payment provider</a>, then come back.
         </p>
       ) : null}
-      <ErrorBanner error={error} title="The purchase did not go through" />
+      <ErrorBanner error={purchase.error} title="The purchase did not go through" />
       <ConfirmDialog
         open={asking}
         title={`Buy ${listing.name}?`}
         confirmLabel={listing.price === 0 ? 'Get it' : `Pay ${price}`}
-        busy={busy}
+        busy={purchase.busy}
         onConfirm={buy}
         onCancel={() => setAsking(false)}
       >
