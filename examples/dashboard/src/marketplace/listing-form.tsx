@@ -1,8 +1,8 @@
 import type { StrategySummary } from '@stratbox/client';
 import { type FormEvent, useState } from 'react';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { FieldError } from '../ui/field-error.js';
+import { useAction } from '../ui/use-action.js';
 import type { ListingFormValues } from './listing-values.js';
 
 interface ListingFormProps {
@@ -18,8 +18,8 @@ interface ListingFormProps {
 /** Name, description, price and tags of a listing (and its strategy, when new); the service's problems at their field. */
 export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel }: ListingFormProps) {
   const [values, setValues] = useState(initial);
-  const [error, setError] = useState<ErrorView | null>(null);
-  const [saving, setSaving] = useState(false);
+  const save = useAction();
+  const { error, busy: saving } = save;
   const set = <K extends keyof ListingFormValues>(key: K, value: ListingFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
   const fields = error?.fields ?? {};
   const tagErrors = Object.entries(fields)
@@ -35,14 +35,7 @@ export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
-    try {
-      await onSave(values);
-    } catch (caught) {
-      setError(describeError(caught));
-      setSaving(false);
-    }
+    await save.run(() => onSave(values));
   }
 
   return (
