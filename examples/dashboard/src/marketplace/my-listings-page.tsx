@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { ConfirmDialog } from '../ui/confirm-dialog.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { PagedListView } from '../ui/paged-list-view.js';
+import { useAction } from '../ui/use-action.js';
 import { useAsync } from '../ui/use-async.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import type { Listing } from './listing.js';
@@ -23,8 +23,7 @@ export function MyListingsPage() {
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
   const [unlisting, setUnlisting] = useState<Listing | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorView | null>(null);
+  const unlistAction = useAction();
   const [notice, setNotice] = useState('');
   const strategies = useAsync('strategies:all', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
   const list = usePagedList<Listing>(`my-listings:${version}`, async (cursor, signal) => {
@@ -38,17 +37,11 @@ export function MyListingsPage() {
 
   async function unlist() {
     if (!unlisting) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await unlistAction.run(async () => {
       await client.marketplace.unlist({ params: { id: unlisting.id } });
       changed(`${unlisting.name} is no longer listed`);
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setBusy(false);
-      setUnlisting(null);
-    }
+    });
+    setUnlisting(null);
   }
 
   return (
@@ -65,7 +58,7 @@ export function MyListingsPage() {
       <output className="notice" aria-live="polite">
         {notice}
       </output>
-      <ErrorBanner error={error} title="The listing was not unlisted" />
+      <ErrorBanner error={unlistAction.error} title="The listing was not unlisted" />
       {creating ? (
         <section aria-labelledby="new-listing-title">
           <h2 id="new-listing-title">Sell a strategy</h2>
@@ -150,7 +143,7 @@ export function MyListingsPage() {
         title={`Unlist ${unlisting?.name ?? ''}?`}
         confirmLabel="Unlist"
         danger
-        busy={busy}
+        busy={unlistAction.busy}
         onConfirm={unlist}
         onCancel={() => setUnlisting(null)}
       >
