@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { FieldError } from '../ui/field-error.js';
+import { useAction } from '../ui/use-action.js';
 import type { Review } from './listing.js';
 
 /**
@@ -14,28 +14,22 @@ export function ReviewForm({ listingId, onSaved }: { listingId: string; onSaved(
   const [rating, setRating] = useState('5');
   const [text, setText] = useState('');
   const [mine, setMine] = useState<Review | null>(null);
-  const [error, setError] = useState<ErrorView | null>(null);
   const [notice, setNotice] = useState('');
-  const [saving, setSaving] = useState(false);
+  const save = useAction();
+  const { error, busy: saving } = save;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
     setNotice('');
     const body = { rating: Number(rating), text };
-    try {
+    await save.run(async () => {
       const saved = mine
         ? await client.marketplace.updateReview({ params: { id: listingId, reviewId: mine.id }, body })
         : await client.marketplace.review({ params: { id: listingId }, body });
       setMine(saved);
       setNotice(mine ? 'Review updated' : 'Review published');
       onSaved(saved);
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setSaving(false);
-    }
+    });
   }
 
   return (
