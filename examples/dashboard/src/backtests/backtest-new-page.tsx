@@ -4,10 +4,10 @@ import { useBoughtListings } from '../marketplace/use-bought-listings.js';
 import { navigate } from '../routing/navigate.js';
 import { routePath } from '../routing/route.js';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { Loading } from '../ui/loading.js';
+import { useAction } from '../ui/use-action.js';
 import { useAsync } from '../ui/use-async.js';
 import { Link } from '../routing/link.js';
 import { BacktestForm } from './backtest-form.js';
@@ -19,25 +19,18 @@ export function BacktestNewPage({ strategyId }: { strategyId: string | undefined
   const strategies = useAsync('strategies:all', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
   const bought = useBoughtListings();
   const [values, setValues] = useState<BacktestFormValues>(() => initialBacktestValues(strategyId ?? '', {}));
-  const [error, setError] = useState<ErrorView | null>(null);
-  const [submitting, setSubmitting] = useState(false);
+  const create = useAction();
 
   // the chosen strategy's meta: its parameters become fields, their defaults the values (a bought one's source stays unread)
   const { meta, error: metaError } = useStrategyMeta(values.strategyId, (read) =>
     setValues((v) => ({ ...v, params: initialBacktestValues(v.strategyId, read.params).params })),
   );
 
-  async function submit() {
-    setSubmitting(true);
-    setError(null);
-    try {
+  const submit = () =>
+    create.run(async () => {
       const created = await client.backtests.create({ body: backtestBody(values) });
       navigate(routePath({ name: 'backtest', id: created.id }));
-    } catch (caught) {
-      setError(describeError(caught));
-      setSubmitting(false);
-    }
-  }
+    });
 
   const list = strategies.data?.strategies;
   const listings = bought.data;
@@ -62,8 +55,8 @@ export function BacktestNewPage({ strategyId }: { strategyId: string | undefined
           values={values}
           onChange={setValues}
           meta={meta}
-          error={error}
-          submitting={submitting}
+          error={create.error}
+          submitting={create.busy}
           onSubmit={submit}
         />
       ) : null}
