@@ -1,8 +1,7 @@
 import type { BacktestProgressData, BacktestSummary } from '@stratbox/client';
-import { useState } from 'react';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { useAction } from '../ui/use-action.js';
 import { isFinished } from './final-status.js';
 import { ProgressBar } from './progress-bar.js';
 import { StatusBadge } from './status-badge.js';
@@ -12,20 +11,8 @@ import { useBacktestProgress } from './use-backtest-progress.js';
 export function BacktestProgress({ backtest, onFinal }: { backtest: BacktestSummary; onFinal(event: BacktestProgressData): void }) {
   const client = useClient();
   const progress = useBacktestProgress(backtest, onFinal);
-  const [cancelError, setCancelError] = useState<ErrorView | null>(null);
-  const [cancelling, setCancelling] = useState(false);
-
-  async function cancel() {
-    setCancelling(true);
-    setCancelError(null);
-    try {
-      await client.backtests.cancel({ params: { id: backtest.id } });
-    } catch (caught) {
-      setCancelError(describeError(caught));
-    } finally {
-      setCancelling(false);
-    }
-  }
+  const cancelling = useAction();
+  const cancel = () => cancelling.run(() => client.backtests.cancel({ params: { id: backtest.id } }));
 
   const bars = progress.totalBars ? `${(progress.processedBars ?? 0).toLocaleString('en')} of ${progress.totalBars.toLocaleString('en')} bars` : undefined;
   return (
@@ -35,14 +22,14 @@ export function BacktestProgress({ backtest, onFinal }: { backtest: BacktestSumm
           Progress <StatusBadge status={progress.status} />
         </h2>
         {isFinished(progress.status) ? null : (
-          <button type="button" className="danger" onClick={cancel} disabled={cancelling}>
-            {cancelling ? 'Cancelling…' : 'Cancel'}
+          <button type="button" className="danger" onClick={cancel} disabled={cancelling.busy}>
+            {cancelling.busy ? 'Cancelling…' : 'Cancel'}
           </button>
         )}
       </div>
       <ProgressBar value={progress.progress} label="Backtest progress" detail={progress.status === 'queued' ? 'waiting for a sandbox' : bars} />
       <ErrorBanner error={progress.error} title="Live progress stopped; reload the page to see where the run is" />
-      <ErrorBanner error={cancelError} title="Could not cancel" />
+      <ErrorBanner error={cancelling.error} title="Could not cancel" />
     </section>
   );
 }
