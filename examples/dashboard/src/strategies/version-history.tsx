@@ -1,10 +1,10 @@
 import type { StrategyVersionEntry } from '@stratbox/client';
 import { type FormEvent, useState } from 'react';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { formatTime } from '../ui/format.js';
 import { Loading } from '../ui/loading.js';
+import { useAction } from '../ui/use-action.js';
 import { VersionDiff } from './version-diff.js';
 
 interface Compared {
@@ -21,24 +21,18 @@ export function VersionHistory({ strategyId, versions }: { strategyId: string; v
   const [from, setFrom] = useState(Math.max(1, newest - 1));
   const [to, setTo] = useState(newest);
   const [compared, setCompared] = useState<Compared | null>(null);
-  const [error, setError] = useState<ErrorView | null>(null);
-  const [loading, setLoading] = useState(false);
+  const comparing = useAction();
+  const { error, busy: loading } = comparing;
 
   async function compare(event: FormEvent) {
     event.preventDefault();
-    setLoading(true);
-    setError(null);
-    try {
+    await comparing.run(async () => {
       const [a, b] = await Promise.all([
         client.strategies.get({ params: { id: strategyId }, query: { version: from } }),
         client.strategies.get({ params: { id: strategyId }, query: { version: to } }),
       ]);
       setCompared({ from, to, before: a.source, after: b.source });
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setLoading(false);
-    }
+    });
   }
 
   const options = versions.map((v) => (
