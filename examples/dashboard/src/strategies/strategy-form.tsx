@@ -1,7 +1,7 @@
 import { type FormEvent, useMemo, useRef, useState } from 'react';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { FieldError } from '../ui/field-error.js';
+import { useAction } from '../ui/use-action.js';
 import { CodeEditor, type CodeEditorHandle } from './code-editor.js';
 import { ParamsPreview } from './params-preview.js';
 import { readStrategyMeta } from './read-strategy-meta.js';
@@ -25,9 +25,10 @@ interface StrategyFormProps {
 /** Name, description and source of a strategy, saved to the service; its problems shown at their place. */
 export function StrategyForm({ initial, isNew, onSave }: StrategyFormProps) {
   const [values, setValues] = useState(initial);
-  const [error, setError] = useState<ErrorView | null>(null);
   const [notice, setNotice] = useState('');
-  const [saving, setSaving] = useState(false);
+  // the problems stay marked in the editor while it saves again (no blink)
+  const save = useAction({ keepError: true });
+  const { error, busy: saving } = save;
   const editor = useRef<CodeEditorHandle>(null);
   const meta = useMemo(() => readStrategyMeta(values.source), [values.source]);
   const set = <K extends keyof StrategyFormValues>(key: K, value: StrategyFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
@@ -36,17 +37,8 @@ export function StrategyForm({ initial, isNew, onSave }: StrategyFormProps) {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setSaving(true);
     setNotice('');
-    try {
-      const message = await onSave(values);
-      setError(null);
-      setNotice(message);
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setSaving(false);
-    }
+    await save.run(async () => setNotice(await onSave(values)));
   }
 
   return (
