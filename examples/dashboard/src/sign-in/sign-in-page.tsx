@@ -1,8 +1,8 @@
 import { createStratboxClient } from '@stratbox/client';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { useAction } from '../ui/use-action.js';
 import { FirstRunHelp } from './first-run-help.js';
 
 /** Sign in with an API key: the key is checked with one call before the session is kept. */
@@ -10,24 +10,18 @@ export function SignInPage() {
   const { signIn } = useSession();
   const [baseUrl, setBaseUrl] = useState(window.location.origin);
   const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<ErrorView | null>(null);
-  const [busy, setBusy] = useState(false);
+  const check = useAction();
+  const { error, busy } = check;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     const session = { baseUrl: baseUrl.trim().replace(/\/+$/, ''), apiKey: apiKey.trim() };
     const client = createStratboxClient(session);
-    try {
+    await check.run(async () => {
       await client.strategies.list({ query: { limit: 1 } });
       signIn(session);
-    } catch (caught) {
-      setError(describeError(caught));
-      setBusy(false);
-    } finally {
-      client.realtime.close();
-    }
+    });
+    client.realtime.close();
   }
 
   return (
