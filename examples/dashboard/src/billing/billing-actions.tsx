@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { useAction } from '../ui/use-action.js';
 import { hasPaidTier, type PaidTier, type SubscriptionView, TIER_NAMES } from './plan-labels.js';
 
 const PAID: PaidTier[] = ['pro', 'team'];
@@ -18,21 +18,13 @@ function goTo(url: string): void {
  */
 export function BillingActions({ subscription, onChanged }: { subscription: SubscriptionView; onChanged(subscription: SubscriptionView): void }) {
   const client = useClient();
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<ErrorView | null>(null);
+  const action = useAction();
   const [note, setNote] = useState<string | null>(null);
+  const busy = action.running;
 
-  async function run(action: string, work: () => Promise<void>) {
-    setBusy(action);
-    setError(null);
+  function run(label: string, work: () => Promise<void>) {
     setNote(null);
-    try {
-      await work();
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setBusy(null);
-    }
+    return action.run(work, label);
   }
 
   const checkout = (tier: PaidTier) =>
@@ -68,7 +60,7 @@ export function BillingActions({ subscription, onChanged }: { subscription: Subs
         </button>
       </div>
       {canUpgrade ? null : <p className="muted small">Change plan, payment method or cancel in the billing portal.</p>}
-      <ErrorBanner error={error} title="The payment provider could not be reached" />
+      <ErrorBanner error={action.error} title="The payment provider could not be reached" />
       {note ? (
         <p className="notice" role="status">
           {note}
