@@ -4,10 +4,10 @@ import { Link } from '../routing/link.js';
 import { navigate } from '../routing/navigate.js';
 import { routePath } from '../routing/route.js';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { Loading } from '../ui/loading.js';
+import { useAction } from '../ui/use-action.js';
 import { useAsync } from '../ui/use-async.js';
 import { DeploymentForm } from './deployment-form.js';
 import { type DeploymentFormValues, defaultCredential, deploymentBody, initialDeploymentValues, paramDefaults } from './deployment-form-values.js';
@@ -26,20 +26,12 @@ export function DeploymentNewPage({ strategyId }: { strategyId: string | undefin
     return page.credentials;
   });
   const { meta, error: metaError } = useStrategyMeta(values.strategyId, (read) => setValues((v) => ({ ...v, params: paramDefaults(read.params) })));
-  const [error, setError] = useState<ErrorView | null>(null);
-  const [submitting, setSubmitting] = useState(false);
-
-  async function submit() {
-    setSubmitting(true);
-    setError(null);
-    try {
+  const create = useAction();
+  const submit = () =>
+    create.run(async () => {
       const created = await client.deployments.create({ body: deploymentBody(values) });
       navigate(routePath({ name: 'deployment', id: created.id }));
-    } catch (caught) {
-      setError(describeError(caught));
-      setSubmitting(false);
-    }
-  }
+    });
 
   const own = strategies.data?.strategies;
   const listings = bought.data;
@@ -77,8 +69,8 @@ export function DeploymentNewPage({ strategyId }: { strategyId: string | undefin
             values={values}
             onChange={setValues}
             meta={meta}
-            error={error}
-            submitting={submitting}
+            error={create.error}
+            submitting={create.busy}
             onSubmit={submit}
           />
         </>
