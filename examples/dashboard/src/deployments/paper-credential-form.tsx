@@ -1,9 +1,9 @@
 import type { StratboxClient } from '@stratbox/client';
 import { type FormEvent, useState } from 'react';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { FieldError } from '../ui/field-error.js';
+import { useAction } from '../ui/use-action.js';
 
 type Credential = Awaited<ReturnType<StratboxClient['credentials']['create']>>;
 
@@ -14,20 +14,12 @@ type Credential = Awaited<ReturnType<StratboxClient['credentials']['create']>>;
 export function PaperCredentialForm({ onCreated }: { onCreated(credential: Credential): void }) {
   const client = useClient();
   const [label, setLabel] = useState('Paper account');
-  const [error, setError] = useState<ErrorView | null>(null);
-  const [saving, setSaving] = useState(false);
+  const create = useAction();
+  const { error, busy: saving } = create;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setSaving(true);
-    setError(null);
-    try {
-      onCreated(await client.credentials.create({ body: { exchange: 'paper', label } }));
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setSaving(false);
-    }
+    await create.run(async () => onCreated(await client.credentials.create({ body: { exchange: 'paper', label } })));
   }
 
   return (
