@@ -4,8 +4,8 @@ import { navigate } from '../routing/navigate.js';
 import { routePath } from '../routing/route.js';
 import { useClient } from '../session/session-context.js';
 import { ConfirmDialog } from '../ui/confirm-dialog.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { useAction } from '../ui/use-action.js';
 
 type Action = 'stop' | 'restart' | 'delete';
 
@@ -34,30 +34,23 @@ const QUESTIONS: Record<Action, { title: string; confirm: string; body: string; 
 export function DeploymentActions({ deployment, onChanged }: { deployment: Deployment; onChanged(deployment: Deployment): void }) {
   const client = useClient();
   const [asking, setAsking] = useState<Action | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorView | null>(null);
+  const change = useAction();
   const { status } = deployment;
   const canStop = status === 'starting' || status === 'running' || status === 'failed';
   const canRestart = status === 'running' || status === 'stopped' || status === 'failed';
 
   async function confirm() {
     if (!asking) return;
-    setBusy(true);
-    setError(null);
     const params = { params: { id: deployment.id } };
-    try {
+    await change.run(async () => {
       if (asking === 'delete') {
         await client.deployments.delete(params);
         navigate(routePath({ name: 'deployments' }));
         return;
       }
       onChanged(asking === 'stop' ? await client.deployments.stop(params) : await client.deployments.restart(params));
-    } catch (caught) {
-      setError(describeError(caught));
-    } finally {
-      setBusy(false);
-      setAsking(null);
-    }
+    });
+    setAsking(null);
   }
 
   const question = asking ? QUESTIONS[asking] : null;
@@ -78,13 +71,13 @@ export function DeploymentActions({ deployment, onChanged }: { deployment: Deplo
           Delete
         </button>
       </div>
-      <ErrorBanner error={error} title="The deployment did not change" />
+      <ErrorBanner error={change.error} title="The deployment did not change" />
       <ConfirmDialog
         open={question !== null}
         title={question?.title ?? ''}
         confirmLabel={question?.confirm ?? ''}
         danger={question?.danger}
-        busy={busy}
+        busy={change.busy}
         onConfirm={confirm}
         onCancel={() => setAsking(null)}
       >
