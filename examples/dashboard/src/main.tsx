@@ -1,5 +1,6 @@
-// first: starts loading the page's code before the rest of the bundle is evaluated
+// first: starts loading the page's code before the rest of the bundle is evaluated, then its first request
 import { initialPageLoaded, initialRoute } from './initial-page.js';
+import './initial-data.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.js';

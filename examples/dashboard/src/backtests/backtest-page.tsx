@@ -7,6 +7,7 @@ import { formatMoney, formatTime } from '../ui/format.js';
 import { RecordPlaceholder } from '../ui/record-placeholder.js';
 import { useAsync } from '../ui/use-async.js';
 import { BacktestProgress } from './backtest-progress.js';
+import { backtestKey, loadBacktest } from './backtest-query.js';
 import { BacktestResults } from './backtest-results.js';
 import { isFinished } from './final-status.js';
 import { StatusBadge } from './status-badge.js';
@@ -14,7 +15,7 @@ import { StatusBadge } from './status-badge.js';
 /** One backtest: its settings, its live progress while it runs, its results once completed. */
 export function BacktestPage({ id }: { id: string }) {
   const client = useClient();
-  const backtest = useAsync(`backtest:${id}`, (signal) => client.backtests.get({ params: { id } }, { signal }));
+  const backtest = useAsync(backtestKey(id), (signal) => loadBacktest(client, id, signal));
   const b = backtest.data;
   // a bought strategy is named and linked by its listing, and run again by it
   const target = useRunTarget(b?.strategyId ?? '');

@@ -22,12 +22,22 @@ const open = (session: Session | null): Current => ({
   client: session ? createStratboxClient({ baseUrl: session.baseUrl, apiKey: session.apiKey }) : null,
 });
 
+let initial: Current | undefined;
+/**
+ * The session this tab opened with and its client, made once: the provider starts with it, and
+ * main.tsx sends the first page's request through the same client before the first render.
+ */
+export function initialSession(): Current {
+  initial ??= open(readSession());
+  return initial;
+}
+
 /**
  * Holds the session of this tab and the one client every page calls through. A client lives as
  * long as its session: signing in again or out closes its WebSocket.
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [current, setCurrent] = useState<Current>(() => open(readSession()));
+  const [current, setCurrent] = useState<Current>(initialSession);
   const replace = useCallback((session: Session | null) => {
     writeSession(session);
     setCurrent((previous) => {

@@ -11,6 +11,19 @@ export interface AsyncState<T> {
   setData(data: T): void;
 }
 
+/** Loads started before their page rendered, by key: each is taken by the first `useAsync` of its key. */
+const primed = new Map<string, Promise<unknown>>();
+
+/**
+ * Starts the load of `key` before any component asks for it (main.tsx does, for the page of the
+ * address, while the page's code is still on its way): the first `useAsync(key, …)` takes this
+ * answer instead of loading again; later ones load as usual. The load cannot be aborted.
+ */
+export function primeAsync(key: string, load: Promise<unknown>): void {
+  load.catch(() => undefined); // a failure is reported by the useAsync that takes it
+  primed.set(key, load);
+}
+
 /**
  * Runs `load` whenever `key` changes (and on `reload()`), aborting the previous call: the page
  * shows its data, its error as a person reads it, or that it is loading. An answer that comes
@@ -31,7 +44,9 @@ export function useAsync<T>(key: string, load: (signal: AbortSignal) => Promise<
   useEffect(() => {
     const controller = new AbortController();
     setState((previous) => ({ key, data: previous.key === key ? previous.data : undefined, error: null, loading: true }));
-    loadRef.current(controller.signal).then(
+    const early = primed.get(key) as Promise<T> | undefined;
+    primed.delete(key);
+    (early ?? loadRef.current(controller.signal)).then(
       (data) => {
         if (!controller.signal.aborted) setState({ key, data, error: null, loading: false });
       },
