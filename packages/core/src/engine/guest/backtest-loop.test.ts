@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBacktestRun } from './backtest-run.js';
-import { createLogBuffer } from './log-buffer.js';
+import { createLogBuffer, type LogBuffer } from './log-buffer.js';
 import { type Bar, BTC, bars, configFor, ETH, flat, MIN, type Row, runBacktest, scripted, thrown } from './testing/backtest-harness.js';
 
 /*
@@ -343,6 +343,17 @@ describe('the log limit', () => {
     expect(() => runBacktest(bars([flat(100), flat(100), flat(100), flat(100), flat(100)]), strategy, { maxLogLines: 3 })).toThrow('Log limit reached');
     expect(caught).toEqual(['Log limit reached']);
     expect(calls).toBe(4);
+  });
+
+  it('passed while the module loaded (the throw caught there), ends the run after the first call', () => {
+    let calls = 0;
+    const beforeStart = (logs: LogBuffer) => {
+      logs.log('loading');
+      expect(() => logs.log('again')).toThrow('Log limit reached');
+    };
+    const strategy = { onCandle: () => calls++ };
+    expect(() => runBacktest(bars([flat(100), flat(100), flat(100)]), strategy, { maxLogLines: 1, beforeStart })).toThrow('Log limit reached');
+    expect(calls).toBe(1);
   });
 
   it('counts characters too, and applies to onOrder (caught there too)', () => {

@@ -56,7 +56,7 @@ export function createBacktestRun(
   const { logs } = env;
   const loop = createBacktestLoop(cfg.symbols, host, cfg.maxIndicators, env.startTime, cfg.timeframes);
   const clock = loop.now;
-  const events = createOrderEventQueue(typeof onOrder === 'function', clock);
+  const events = createOrderEventQueue(typeof onOrder === 'function', clock, loop.attend);
   const book = createBacktestAccount(cfg, events, clock);
   const orders = createBacktestOrders(cfg, book, events, clock);
   loop.attach({ book, orders, events, logs, onCandle, onOrder });

@@ -7,6 +7,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface LogBuffer {
   /** True once the strategy wrote past the limit: the current call must end with LOG_LIMIT. */
   hit: boolean;
+  /** Called when the limit is passed, right after `hit` is set, unless null (the backtest loop's signal to look after the strategy's call). */
+  onLimit: (() => void) | null;
   readonly maxLines: number;
   readonly maxBytes: number;
   /** What the limit applies to, for the error message: '' (a whole backtest) or ' in one call' (live). */
@@ -42,6 +44,7 @@ export function createLogBuffer(options: { maxLines: number; maxBytes: number; s
     bytes += line.length;
     if (count > options.maxLines || bytes > options.maxBytes) {
       buffer.hit = true;
+      if (buffer.onLimit !== null) buffer.onLimit();
       throw new Error('Log limit reached');
     }
     lines.push([options.now(), level, line]);
@@ -49,6 +52,7 @@ export function createLogBuffer(options: { maxLines: number; maxBytes: number; s
   const log = (...args: unknown[]) => write('info', args);
   const buffer: LogBuffer = {
     hit: false,
+    onLimit: null,
     maxLines: options.maxLines,
     maxBytes: options.maxBytes,
     scope: options.scope,

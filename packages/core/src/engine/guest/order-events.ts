@@ -37,8 +37,8 @@ export interface OrderEventQueue {
   flush(deliver: (event: OrderEvent) => void): void;
 }
 
-/** A queue that keeps events only when the strategy exports `onOrder`. */
-export function createOrderEventQueue(enabled: boolean, now: () => number): OrderEventQueue {
+/** A queue that keeps events only when the strategy exports `onOrder`; `onQueued`, if given, is called after each event is queued. */
+export function createOrderEventQueue(enabled: boolean, now: () => number, onQueued: () => void = () => {}): OrderEventQueue {
   const list: OrderEvent[] = [];
   return {
     list,
@@ -46,6 +46,7 @@ export function createOrderEventQueue(enabled: boolean, now: () => number): Orde
     emit(id, symbol, side, type, status, q, px, fee, reason, tag) {
       if (!enabled) return;
       list.push(freeze({ id, symbol, side: side > 0 ? 'buy' : 'sell', type, status, quantity: q, price: px, fee, time: now(), reason, tag }));
+      onQueued();
     },
     flush(deliver) {
       for (let k = 0; k < list.length; k++) deliver(list[k]!);

@@ -52,6 +52,8 @@ export interface HarnessOptions {
   maxLogLines?: number;
   maxLogBytes?: number;
   random?: () => number;
+  /** Writes to the run's log buffer before the run starts, as a module does while it loads. */
+  beforeStart?: (logs: LogBuffer) => void;
 }
 
 export interface Trade {
@@ -117,7 +119,10 @@ export function configFor(candles: Bar[], over: Partial<BacktestRunConfig> = {})
 /** Runs `strategy` over `candles` (already in time order), then finishes the run; throws what the run threw. */
 export function runBacktest(candles: Bar[], strategy: StrategyModule, options: HarnessOptions = {}): HarnessResult {
   const cfg = configFor(candles, options.config);
-  const logs = createLogBuffer({ maxLines: options.maxLogLines ?? 1000, maxBytes: options.maxLogBytes ?? 100_000, scope: '', now: () => run.now() });
+  // The run's clock once it exists; 0 before (lines written by `beforeStart`).
+  let clock = () => 0;
+  const logs = createLogBuffer({ maxLines: options.maxLogLines ?? 1000, maxBytes: options.maxLogBytes ?? 100_000, scope: '', now: () => clock() });
+  options.beforeStart?.(logs);
   const total = candles.length;
   const series: number[][][] = [];
   const registered: number[][] = [];
@@ -143,6 +148,7 @@ export function runBacktest(candles: Bar[], strategy: StrategyModule, options: H
     throw new Error('this test reads no history');
   };
   const run = createBacktestRun(cfg, strategy, { register, history }, { logs, random: options.random ?? (() => 0.25), startTime: candles[0]!.time });
+  clock = run.now;
 
   const trades: Trade[] = [];
   const states: StateRow[] = [];
