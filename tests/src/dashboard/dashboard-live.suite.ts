@@ -89,6 +89,10 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await shot(page, 'live-1-new-deployment');
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     await page.waitForURL(/\/deployments\/dep_/);
+    // the deployment names its strategy and links to it
+    const strategyLink = page.locator('.page-header').getByRole('link', { name: 'Every candle (e2e)' });
+    await strategyLink.waitFor();
+    expect(await strategyLink.getAttribute('href')).toBe(`/strategies/${trader.id}`);
 
     // orders of the channel: the live table lists only what arrived while the page was open
     const live = page.locator('.live-orders tbody tr');

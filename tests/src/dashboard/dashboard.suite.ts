@@ -147,6 +147,10 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('.progress-text').textContent()).toMatch(/^100%/);
     await page.locator('.badge-completed').first().waitFor({ timeout: 60_000 });
     await page.getByRole('heading', { name: 'Metrics' }).waitFor();
+    // the run names its strategy and links to it
+    const strategyLink = page.locator('.page-header').getByRole('link', { name: 'SMA cross (e2e)' });
+    await strategyLink.waitFor();
+    expect(await strategyLink.getAttribute('href')).toMatch(/^\/strategies\/str_/);
     await shot(page, '5-completed');
   }, 180_000);
 

@@ -1,12 +1,13 @@
 import type { BacktestStatus, BacktestSummary } from '@stratbox/client';
 import { useState } from 'react';
 import { CompareButton, ComparePick, useComparePicks } from '../compare/compare-picks.js';
+import { RunTargetLink } from '../marketplace/run-target-link.js';
+import { useRunTargets } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { formatTime } from '../ui/format.js';
 import { PagedListView } from '../ui/paged-list-view.js';
-import { useAsync } from '../ui/use-async.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import { StatusBadge } from './status-badge.js';
 
@@ -16,9 +17,8 @@ const STATUSES: BacktestStatus[] = ['queued', 'running', 'completed', 'failed', 
 export function BacktestListPage({ strategyId }: { strategyId: string | undefined }) {
   const client = useClient();
   const [status, setStatus] = useState<BacktestStatus | ''>('');
-  // names for the strategy column: the first 200 strategies (an id stands in for any other)
-  const strategies = useAsync('strategies:names', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
-  const names = new Map(strategies.data?.strategies.map((s) => [s.id, s.name]) ?? []);
+  // the strategy column: own strategies by name and page, bought ones by their listing's
+  const targetOf = useRunTargets();
   const picks = useComparePicks();
   const list = usePagedList<BacktestSummary>(`backtests:${strategyId ?? ''}:${status}`, async (cursor, signal) => {
     const query = { limit: 50, ...(strategyId ? { strategyId } : {}), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
@@ -29,7 +29,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
   return (
     <section>
       <div className="page-header">
-        <h1>Backtests{strategyId ? ` of ${names.get(strategyId) ?? strategyId}` : ''}</h1>
+        <h1>Backtests{strategyId ? ` of ${targetOf(strategyId).name ?? strategyId}` : ''}</h1>
         <Link className="button primary" to={{ name: 'newBacktest', ...(strategyId ? { strategyId } : {}) }}>
           New backtest
         </Link>
@@ -81,7 +81,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
                     <Link to={{ name: 'backtest', id: b.id }}>{formatTime(b.createdAt)}</Link>
                   </th>
                   <td>
-                    <Link to={{ name: 'strategy', id: b.strategyId }}>{names.get(b.strategyId) ?? b.strategyId}</Link> v{b.strategyVersion}
+                    <RunTargetLink target={targetOf(b.strategyId)} /> v{b.strategyVersion}
                   </td>
                   <td>{b.symbols.join(', ')}</td>
                   <td>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { RunTargetLink } from '../marketplace/run-target-link.js';
 import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
@@ -34,8 +35,8 @@ export function BacktestPage({ id }: { id: string }) {
             Backtest <StatusBadge status={b.status} />
           </h1>
           <p className="muted">
-            <Link to={target.page}>{target.name ?? 'Strategy'}</Link> v{b.strategyVersion} · {b.symbols.join(', ')} · {b.startDate} to {b.endDate} ·{' '}
-            {b.timeframe} · {b.marketType} · {b.leverage}x · capital {formatMoney(b.initialCapital)}
+            <RunTargetLink target={target} /> v{b.strategyVersion} · {b.symbols.join(', ')} · {b.startDate} to {b.endDate} · {b.timeframe} · {b.marketType} ·{' '}
+            {b.leverage}x · capital {formatMoney(b.initialCapital)}
           </p>
           <p className="muted small">
             Fees maker {b.fees.maker}, taker {b.fees.taker} · slippage {b.slippage} · funding {b.funding ? `on (${b.fundingSource ?? 'none paid'})` : 'off'}

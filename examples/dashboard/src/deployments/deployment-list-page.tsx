@@ -1,29 +1,19 @@
 import type { Deployment } from '@stratbox/client';
-import { useBoughtListings } from '../marketplace/use-bought-listings.js';
+import { RunTargetLink } from '../marketplace/run-target-link.js';
+import { useRunTargets } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
-import type { Route } from '../routing/route.js';
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { formatTime } from '../ui/format.js';
 import { PagedListView } from '../ui/paged-list-view.js';
-import { useAsync } from '../ui/use-async.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import { DeploymentStatusBadge } from './deployment-status-badge.js';
-
-function StrategyName({ target, id }: { target: { name: string; page: Route } | undefined; id: string }) {
-  return target ? <Link to={target.page}>{target.name}</Link> : <code>{id}</code>;
-}
 
 /** The user's deployments, newest first, 50 a page. */
 export function DeploymentListPage() {
   const client = useClient();
-  const strategies = useAsync('strategies:names', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
-  const bought = useBoughtListings();
   // own strategies by name and page; bought ones by their listing's
-  const targets = new Map<string, { name: string; page: Route }>([
-    ...(bought.data?.map((b) => [b.strategyId, { name: b.name, page: { name: 'listing', id: b.listingId } }] as const) ?? []),
-    ...(strategies.data?.strategies.map((s) => [s.id, { name: s.name, page: { name: 'strategy', id: s.id } }] as const) ?? []),
-  ]);
+  const targetOf = useRunTargets();
   const list = usePagedList<Deployment>('deployments', async (cursor, signal) => {
     const page = await client.deployments.list({ query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
     return { items: page.deployments, nextCursor: page.nextCursor };
@@ -67,7 +57,7 @@ export function DeploymentListPage() {
                     <Link to={{ name: 'deployment', id: d.id }}>{formatTime(d.createdAt)}</Link>
                   </th>
                   <td>
-                    <StrategyName target={targets.get(d.strategyId)} id={d.strategyId} /> v{d.strategyVersion}
+                    <RunTargetLink target={targetOf(d.strategyId)} /> v{d.strategyVersion}
                   </td>
                   <td>{d.symbols.join(', ')}</td>
                   <td>

@@ -9,6 +9,7 @@ import { ErrorBanner } from '../ui/error-banner.js';
 import { Loading } from '../ui/loading.js';
 import { useAction } from '../ui/use-action.js';
 import { useAsync } from '../ui/use-async.js';
+import { useOwnStrategies } from '../strategies/use-own-strategies.js';
 import { DeploymentForm } from './deployment-form.js';
 import { type DeploymentFormValues, defaultCredential, deploymentBody, initialDeploymentValues, paramDefaults } from './deployment-form-values.js';
 import { PaperCredentialForm } from './paper-credential-form.js';
@@ -17,7 +18,7 @@ import { useStrategyMeta } from '../strategies/use-strategy-meta.js';
 /** Deploys a strategy (own or bought) on an exchange account, paper unless another is chosen; then opens the deployment. */
 export function DeploymentNewPage({ strategyId }: { strategyId: string | undefined }) {
   const client = useClient();
-  const strategies = useAsync('strategies:all', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
+  const strategies = useOwnStrategies();
   const bought = useBoughtListings();
   const [values, setValues] = useState<DeploymentFormValues>(() => initialDeploymentValues(strategyId ?? '', ''));
   const credentials = useAsync('credentials:all', async (signal) => {
@@ -33,7 +34,7 @@ export function DeploymentNewPage({ strategyId }: { strategyId: string | undefin
       navigate(routePath({ name: 'deployment', id: created.id }));
     });
 
-  const own = strategies.data?.strategies;
+  const own = strategies.data;
   const listings = bought.data;
   const accounts = credentials.data;
   const ready = own && listings && accounts;

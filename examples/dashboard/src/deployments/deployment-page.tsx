@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { RunTargetLink } from '../marketplace/run-target-link.js';
 import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
@@ -54,7 +55,7 @@ export function DeploymentPage({ id }: { id: string }) {
             Deployment <DeploymentStatusBadge status={d.status} />
           </h1>
           <p className="muted">
-            <Link to={target.page}>{target.name ?? 'Strategy'}</Link> v{d.strategyVersion} · {d.symbols.join(', ')}
+            <RunTargetLink target={target} /> v{d.strategyVersion} · {d.symbols.join(', ')}
             {Object.keys(d.params).length
               ? ` · params ${Object.entries(d.params)
                   .map(([k, v]) => `${k}=${v}`)

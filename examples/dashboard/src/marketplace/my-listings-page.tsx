@@ -6,7 +6,7 @@ import { EmptyState } from '../ui/empty-state.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { useAction } from '../ui/use-action.js';
-import { useAsync } from '../ui/use-async.js';
+import { useOwnStrategies } from '../strategies/use-own-strategies.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import type { Listing } from './listing.js';
 import { ListingForm } from './listing-form.js';
@@ -25,7 +25,7 @@ export function MyListingsPage() {
   const [unlisting, setUnlisting] = useState<Listing | null>(null);
   const unlistAction = useAction();
   const [notice, setNotice] = useState('');
-  const strategies = useAsync('strategies:all', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
+  const strategies = useOwnStrategies();
   const list = usePagedList<Listing>(`my-listings:${version}`, async (cursor, signal) => {
     const page = await client.marketplace.myListings({ query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
     return { items: page.listings, nextCursor: page.nextCursor };
@@ -63,7 +63,7 @@ export function MyListingsPage() {
         <section aria-labelledby="new-listing-title">
           <h2 id="new-listing-title">Sell a strategy</h2>
           <ErrorBanner error={strategies.error} title="Could not load your strategies" />
-          {strategies.data?.strategies.length === 0 ? (
+          {strategies.data?.length === 0 ? (
             <EmptyState title="No strategy to sell">
               <p>
                 <Link to={{ name: 'newStrategy' }}>Create a strategy</Link> first.
@@ -72,7 +72,7 @@ export function MyListingsPage() {
           ) : (
             <ListingForm
               initial={EMPTY}
-              strategies={strategies.data?.strategies ?? []}
+              strategies={strategies.data ?? []}
               submitLabel="Publish listing"
               onCancel={() => setCreating(false)}
               onSave={async (values) => {
