@@ -1,18 +1,12 @@
 import type { StrategySummary } from '@stratbox/client';
 import type { FormEvent } from 'react';
-import { StrategyField } from '../marketplace/strategy-options.js';
 import type { BoughtListing } from '../marketplace/use-bought-listings.js';
 import { ParamsFieldset } from '../strategies/params-fieldset.js';
 import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
 import type { ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import type { BacktestFormValues } from './backtest-form-values.js';
-import { FormField } from './form-field.js';
-
-/** The form's fields that an input holds as typed. */
-type TextKey = 'symbols' | 'startDate' | 'endDate' | 'makerFee' | 'takerFee' | 'leverage' | 'slippage' | 'initialCapital';
-
-const TIMEFRAMES = ['1m', '5m', '15m', '30m', '1h', '4h', '1d'];
+import { RunFields } from './run-fields.js';
 
 interface BacktestFormProps {
   strategies: StrategySummary[];
@@ -27,92 +21,24 @@ interface BacktestFormProps {
   onSubmit(): void;
 }
 
-/** Everything a backtest takes: strategy, symbols, range, timeframe, costs, leverage and the strategy's parameters. */
+/** Everything a backtest takes: the run's fields (strategy, symbols, range, costs...) and the strategy's parameters. */
 export function BacktestForm({ strategies, bought, values, onChange, meta, error, submitting, onSubmit }: BacktestFormProps) {
-  const set = <K extends keyof BacktestFormValues>(key: K, value: BacktestFormValues[K]) => onChange({ ...values, [key]: value });
   const fields = error?.fields ?? {};
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit();
   };
-  const text =
-    (id: string, key: TextKey, extra: Record<string, unknown> = {}) =>
-    (describedBy: string | undefined, invalid: boolean) => (
-      <input id={id} value={values[key]} onChange={(e) => set(key, e.target.value)} aria-describedby={describedBy} aria-invalid={invalid} {...extra} />
-    );
-  const decimal = { type: 'number', inputMode: 'decimal', step: 'any' };
-
   return (
     <form className="backtest-form" onSubmit={submit} noValidate>
       <ErrorBanner error={error} title="The backtest was not started" />
-      <fieldset>
-        <legend>What to test</legend>
-        <div className="form-grid">
-          <StrategyField
-            id="bt-strategy"
-            strategies={strategies}
-            bought={bought}
-            value={values.strategyId}
-            onChange={(v) => set('strategyId', v)}
-            errors={fields.strategyId}
-          />
-          <FormField id="bt-symbols" label="Symbols" hint="ccxt symbols, separated by commas or spaces: BTC/USDT:USDT ETH/USDT:USDT" errors={fields.symbols}>
-            {text('bt-symbols', 'symbols', { spellCheck: false, autoCapitalize: 'characters' })}
-          </FormField>
-          <FormField id="bt-start" label="From" errors={fields.startDate}>
-            {text('bt-start', 'startDate', { type: 'date' })}
-          </FormField>
-          <FormField id="bt-end" label="To (inclusive)" errors={fields.endDate}>
-            {text('bt-end', 'endDate', { type: 'date' })}
-          </FormField>
-          <FormField id="bt-timeframe" label="Timeframe" errors={fields.timeframe}>
-            {(describedBy) => (
-              <select id="bt-timeframe" value={values.timeframe} onChange={(e) => set('timeframe', e.target.value)} aria-describedby={describedBy}>
-                <option value="">The strategy's ({meta?.timeframe ?? '1h'})</option>
-                {TIMEFRAMES.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
-              </select>
-            )}
-          </FormField>
-          <FormField id="bt-market" label="Market" errors={fields.marketType}>
-            {(describedBy) => (
-              <select id="bt-market" value={values.marketType} onChange={(e) => set('marketType', e.target.value)} aria-describedby={describedBy}>
-                <option value="">The strategy's</option>
-                <option value="LINEAR">Perpetual (LINEAR)</option>
-                <option value="SPOT">Spot</option>
-              </select>
-            )}
-          </FormField>
-        </div>
-      </fieldset>
-      <fieldset>
-        <legend>Account and costs</legend>
-        <div className="form-grid">
-          <FormField id="bt-capital" label="Initial capital" errors={fields.initialCapital}>
-            {text('bt-capital', 'initialCapital', { ...decimal, min: 0 })}
-          </FormField>
-          <FormField id="bt-leverage" label="Leverage" hint="1 to 125; spot runs at 1" errors={fields.leverage}>
-            {text('bt-leverage', 'leverage', { ...decimal, min: 1, max: 125 })}
-          </FormField>
-          <FormField id="bt-maker" label="Maker fee" hint="Fraction of notional: 0.0002 is 0.02%" errors={fields['fees.maker'] ?? fields.fees}>
-            {text('bt-maker', 'makerFee', { ...decimal, min: -0.01, max: 0.1 })}
-          </FormField>
-          <FormField id="bt-taker" label="Taker fee" hint="Fraction of notional: 0.0005 is 0.05%" errors={fields['fees.taker']}>
-            {text('bt-taker', 'takerFee', { ...decimal, min: 0, max: 0.1 })}
-          </FormField>
-          <FormField id="bt-slippage" label="Slippage" hint="Fraction of price, 0 to 0.1" errors={fields.slippage}>
-            {text('bt-slippage', 'slippage', { ...decimal, min: 0, max: 0.1 })}
-          </FormField>
-          <div className="field checkbox-field">
-            <input id="bt-funding" type="checkbox" checked={values.funding} onChange={(e) => set('funding', e.target.checked)} />
-            <label htmlFor="bt-funding">Pay funding (perpetuals)</label>
-          </div>
-        </div>
-      </fieldset>
-      <ParamsFieldset strategyId={values.strategyId} meta={meta} values={values.params} onChange={(params) => set('params', params)} errors={fields} />
+      <RunFields strategies={strategies} bought={bought} values={values} onChange={onChange} meta={meta} errors={fields} />
+      <ParamsFieldset
+        strategyId={values.strategyId}
+        meta={meta}
+        values={values.params}
+        onChange={(params) => onChange({ ...values, params })}
+        errors={fields}
+      />
       <div className="actions">
         <button type="submit" className="primary" disabled={submitting || !values.strategyId}>
           {submitting ? 'Starting…' : 'Run backtest'}
