@@ -3,6 +3,7 @@ import type { BacktestAccount } from './backtest-account.js';
 import type { BacktestOrders } from './backtest-orders.js';
 import { INDICATOR_DEFS, INDICATOR_KINDS } from '../../indicators/indicator-kinds.js';
 import { createCandleHistory } from './candle-history.js';
+import { ALL_CANDLE_FIELDS, createCandleViews } from './candle-views.js';
 import { createIndicatorApi, type IndicatorCall, parseIndicatorCall } from './indicator-api.js';
 import { F64 } from './intrinsics.js';
 import type { LogBuffer } from './log-buffer.js';
@@ -303,8 +304,16 @@ export function createBacktestLoop(
     if (queued.length !== 0) events.flush(deliver);
     attention = false;
   }
-  const candles: StrategyCandle[] = [];
-  for (let s = 0; s < nSym; s++) candles.push({ symbol: symbols[s]!, time: 0, open: 0, high: 0, low: 0, close: 0, volume: 0 });
+  /** The candle fields the strategy has touched, which the loop writes before each onCandle (bit k: CANDLE_FIELDS[k]; candle-views.ts). */
+  let live = 0;
+  const views = createCandleViews(
+    symbols,
+    () => readIdx,
+    (mask) => {
+      live = mask;
+    },
+  );
+  const candles = views.candles;
 
   /*
    * One batch of `n` candles in `buf` (see backtest-runtime.ts). For each candle: funding due,
@@ -328,7 +337,9 @@ export function createBacktestLoop(
     // From the last volume on, a spare element before the first series (see `IND`).
     IND = new F64(buf, (n * 6 - 1) * 8, 1 + indCount * stride);
     const Sy = new Int32Array(buf, (n * 6 + indCount * stride) * 8, n);
-    history.beginBatch([Tm, Op, Hi, Lo, Cl, Vo], Sy, n);
+    const columns = [Tm, Op, Hi, Lo, Cl, Vo];
+    history.beginBatch(columns, Sy, n);
+    views.beginBatch(columns, Sy);
     for (let i = 0; i < n; i++) {
       const t = Tm[i]!;
       let s = Sy[i]!;
@@ -347,18 +358,28 @@ export function createBacktestLoop(
       if (held !== 0) lastPrice[s] = Cl[i]!;
       if (call) {
         const cd = candles[s]!;
-        cd.time = t;
-        cd.open = Op[i]!;
-        cd.high = Hi[i]!;
-        cd.low = Lo[i]!;
-        cd.close = Cl[i]!;
-        cd.volume = Vo[i]!;
+        if (live === ALL_CANDLE_FIELDS) {
+          cd.time = t;
+          cd.open = Op[i]!;
+          cd.high = Hi[i]!;
+          cd.low = Lo[i]!;
+          cd.close = Cl[i]!;
+          cd.volume = Vo[i]!;
+        } else if (live !== 0) {
+          if ((live & 1) !== 0) cd.time = t;
+          if ((live & 2) !== 0) cd.open = Op[i]!;
+          if ((live & 4) !== 0) cd.high = Hi[i]!;
+          if ((live & 8) !== 0) cd.low = Lo[i]!;
+          if ((live & 16) !== 0) cd.close = Cl[i]!;
+          if ((live & 32) !== 0) cd.volume = Vo[i]!;
+        }
         readIdx = i + 1;
         onCandle(ctx, cd);
         if (attention) settle();
       }
     }
     history.endBatch();
+    views.endBatch(n);
     return (book.tradeCount > 0 ? 1 : 0) | (logs.hasLines() ? 2 : 0) | (book.stateCount > 0 ? 4 : 0);
   }
 

@@ -4,6 +4,7 @@
  * its own code, never the runtime's.
  */
 export const freeze = Object.freeze;
+export const defineProperty = Object.defineProperty;
 export const keys = Object.keys;
 export const jsonStringify = JSON.stringify;
 export const jsonParse = JSON.parse;
