@@ -12,6 +12,9 @@ import {
   ListingPage,
   MarketplacePage,
   MyListingsPage,
+  OptimizationListPage,
+  OptimizationNewPage,
+  OptimizationPage,
   PurchasesPage,
   StrategyListPage,
   StrategyNewPage,
@@ -39,6 +42,12 @@ function Page({ route }: { route: Route }) {
       return <BacktestNewPage strategyId={route.strategyId} />;
     case 'backtest':
       return <BacktestPage key={route.id} id={route.id} />;
+    case 'optimizations':
+      return <OptimizationListPage />;
+    case 'newOptimization':
+      return <OptimizationNewPage strategyId={route.strategyId} />;
+    case 'optimization':
+      return <OptimizationPage key={route.id} id={route.id} />;
     case 'deployments':
       return <DeploymentListPage />;
     case 'newDeployment':

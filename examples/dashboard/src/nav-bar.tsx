@@ -5,6 +5,7 @@ import { useSession } from './session/session-context.js';
 const SECTIONS = [
   { label: 'Strategies', to: { name: 'strategies' }, names: ['strategies', 'newStrategy', 'strategy'] },
   { label: 'Backtests', to: { name: 'backtests' }, names: ['backtests', 'newBacktest', 'backtest', 'compareBacktests'] },
+  { label: 'Optimizations', to: { name: 'optimizations' }, names: ['optimizations', 'newOptimization', 'optimization'] },
   { label: 'Deployments', to: { name: 'deployments' }, names: ['deployments', 'newDeployment', 'deployment'] },
   { label: 'Marketplace', to: { name: 'marketplace' }, names: ['marketplace', 'myListings', 'purchases', 'listing'] },
   { label: 'Billing', to: { name: 'billing' }, names: ['billing'] },

@@ -12,6 +12,9 @@ export const StrategyPage = createLazyPage(() => import('./strategies/strategy-p
 export const BacktestListPage = createLazyPage(() => import('./backtests/backtest-list-page.js').then((m) => m.BacktestListPage));
 export const BacktestNewPage = createLazyPage(() => import('./backtests/backtest-new-page.js').then((m) => m.BacktestNewPage));
 export const BacktestPage = createLazyPage(() => import('./backtests/backtest-page.js').then((m) => m.BacktestPage));
+export const OptimizationListPage = createLazyPage(() => import('./optimizations/optimization-list-page.js').then((m) => m.OptimizationListPage));
+export const OptimizationNewPage = createLazyPage(() => import('./optimizations/optimization-new-page.js').then((m) => m.OptimizationNewPage));
+export const OptimizationPage = createLazyPage(() => import('./optimizations/optimization-page.js').then((m) => m.OptimizationPage));
 export const DeploymentListPage = createLazyPage(() => import('./deployments/deployment-list-page.js').then((m) => m.DeploymentListPage));
 export const DeploymentNewPage = createLazyPage(() => import('./deployments/deployment-new-page.js').then((m) => m.DeploymentNewPage));
 export const DeploymentPage = createLazyPage(() => import('./deployments/deployment-page.js').then((m) => m.DeploymentPage));
@@ -29,6 +32,9 @@ const PAGES: Record<Route['name'], Pick<LazyPage<object>, 'preload'> | null> = {
   backtests: BacktestListPage,
   newBacktest: BacktestNewPage,
   backtest: BacktestPage,
+  optimizations: OptimizationListPage,
+  newOptimization: OptimizationNewPage,
+  optimization: OptimizationPage,
   deployments: DeploymentListPage,
   newDeployment: DeploymentNewPage,
   deployment: DeploymentPage,
@@ -47,11 +53,12 @@ export function preloadPage(route: Route): Promise<void> {
 }
 
 /** The pages the top bar links to from every page. */
-const SECTIONS: Route['name'][] = ['strategies', 'backtests', 'deployments', 'marketplace', 'billing'];
+const SECTIONS: Route['name'][] = ['strategies', 'backtests', 'optimizations', 'deployments', 'marketplace', 'billing'];
 /** From a list, the page of one of its records. */
 const RECORD_OF: Partial<Record<Route['name'], Route['name']>> = {
   strategies: 'strategy',
   backtests: 'backtest',
+  optimizations: 'optimization',
   deployments: 'deployment',
   marketplace: 'listing',
 };

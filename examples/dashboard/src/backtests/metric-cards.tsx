@@ -2,9 +2,11 @@ import type { BacktestDetail } from '@stratbox/client';
 import { formatDuration, formatMoney, formatNumber, formatPercent } from '../ui/format.js';
 
 type Metrics = NonNullable<BacktestDetail['metrics']>;
+/** The run-wide figures, without the per-symbol breakdown (an optimization trial's metrics are these). */
+type MetricValues = Omit<Metrics, 'perSymbol'>;
 
 /** The run-wide metrics the dashboard shows, in order, each with how it is written (the cards here, the compare page's rows). */
-export const METRIC_CARDS: Array<{ label: string; value(m: Metrics): string; tone?(m: Metrics): 'gain' | 'loss' | undefined }> = [
+export const METRIC_CARDS: Array<{ label: string; value(m: MetricValues): string; tone?(m: MetricValues): 'gain' | 'loss' | undefined }> = [
   { label: 'Total return', value: (m) => formatPercent(m.totalReturn), tone: (m) => tone(m.totalReturn) },
   { label: 'CAGR', value: (m) => formatPercent(m.cagr), tone: (m) => tone(m.cagr) },
   { label: 'Max drawdown', value: (m) => formatPercent(m.maxDrawdown) },
@@ -26,19 +28,26 @@ function tone(value: number | null): 'gain' | 'loss' | undefined {
   return value === null ? undefined : value > 0 ? 'gain' : value < 0 ? 'loss' : undefined;
 }
 
+/** The run-wide metrics as cards. */
+export function MetricCardList({ metrics }: { metrics: MetricValues }) {
+  return (
+    <dl className="metric-cards">
+      {METRIC_CARDS.map((card) => (
+        <div className={`metric-card ${card.tone?.(metrics) ?? ''}`.trim()} key={card.label}>
+          <dt>{card.label}</dt>
+          <dd>{card.value(metrics)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 /** The run's metrics over every trade, as cards; then each symbol's main figures. */
 export function MetricCards({ metrics }: { metrics: Metrics }) {
   const symbols = Object.entries(metrics.perSymbol);
   return (
     <>
-      <dl className="metric-cards">
-        {METRIC_CARDS.map((card) => (
-          <div className={`metric-card ${card.tone?.(metrics) ?? ''}`.trim()} key={card.label}>
-            <dt>{card.label}</dt>
-            <dd>{card.value(metrics)}</dd>
-          </div>
-        ))}
-      </dl>
+      <MetricCardList metrics={metrics} />
       {symbols.length > 1 ? (
         <div className="table-wrap">
           <table>

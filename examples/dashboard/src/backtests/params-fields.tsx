@@ -12,7 +12,8 @@ interface ParamsFieldsProps {
   errors: Record<string, string[]>;
 }
 
-function ParamInput({
+/** The input of one parameter (id `param-<name>`): a select for an enum or a boolean, a bounded number, or text. */
+export function ParamInput({
   name,
   spec,
   value,

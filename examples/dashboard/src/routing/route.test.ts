@@ -20,6 +20,10 @@ describe('dashboard routes', () => {
       { name: 'purchases' },
       { name: 'listing', id: 'lst_abc123' },
       { name: 'compareBacktests', a: 'bt_one', b: 'bt_two' },
+      { name: 'optimizations' },
+      { name: 'newOptimization' },
+      { name: 'newOptimization', strategyId: 'str_abc123' },
+      { name: 'optimization', id: 'opt_abc123' },
       { name: 'billing' },
     ];
     for (const route of routes) {

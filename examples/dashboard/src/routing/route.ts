@@ -14,6 +14,9 @@ export type Route =
   | { name: 'purchases' }
   | { name: 'listing'; id: string }
   | { name: 'compareBacktests'; a: string; b: string }
+  | { name: 'optimizations' }
+  | { name: 'newOptimization'; strategyId?: string }
+  | { name: 'optimization'; id: string }
   | { name: 'billing' }
   | { name: 'notFound'; path: string };
 
@@ -26,6 +29,9 @@ const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams)
   [/^\/backtests\/new$/, (_m, s) => withStrategy({ name: 'newBacktest' }, s)],
   [/^\/backtests\/compare$/, (_m, s) => ({ name: 'compareBacktests', a: s.get('a') ?? '', b: s.get('b') ?? '' })],
   [new RegExp(`^/backtests/${ID}$`), (m) => ({ name: 'backtest', id: m[1]! })],
+  [/^\/optimizations$/, () => ({ name: 'optimizations' })],
+  [/^\/optimizations\/new$/, (_m, s) => withStrategy({ name: 'newOptimization' }, s)],
+  [new RegExp(`^/optimizations/${ID}$`), (m) => ({ name: 'optimization', id: m[1]! })],
   [/^\/deployments$/, () => ({ name: 'deployments' })],
   [/^\/deployments\/new$/, (_m, s) => withStrategy({ name: 'newDeployment' }, s)],
   [new RegExp(`^/deployments/${ID}$`), (m) => ({ name: 'deployment', id: m[1]! })],
@@ -36,7 +42,10 @@ const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams)
   [/^\/billing$/, () => ({ name: 'billing' })],
 ];
 
-function withStrategy<R extends { name: 'backtests' | 'newBacktest' | 'newDeployment' }>(route: R, search: URLSearchParams): R & { strategyId?: string } {
+function withStrategy<R extends { name: 'backtests' | 'newBacktest' | 'newDeployment' | 'newOptimization' }>(
+  route: R,
+  search: URLSearchParams,
+): R & { strategyId?: string } {
   const strategyId = search.get('strategyId');
   return strategyId ? { ...route, strategyId } : route;
 }
@@ -68,6 +77,12 @@ export function routePath(route: Route): string {
       return `/backtests/new${query(route.strategyId)}`;
     case 'backtest':
       return `/backtests/${encodeURIComponent(route.id)}`;
+    case 'optimizations':
+      return '/optimizations';
+    case 'newOptimization':
+      return `/optimizations/new${query(route.strategyId)}`;
+    case 'optimization':
+      return `/optimizations/${encodeURIComponent(route.id)}`;
     case 'deployments':
       return '/deployments';
     case 'newDeployment':

@@ -25,6 +25,9 @@ export function StrategyPage({ id }: { id: string }) {
           <Link className="button" to={{ name: 'backtests', strategyId: id }}>
             Its backtests
           </Link>
+          <Link className="button" to={{ name: 'newOptimization', strategyId: id }}>
+            Optimize
+          </Link>
           <Link className="button primary" to={{ name: 'newBacktest', strategyId: id }}>
             Run a backtest
           </Link>
