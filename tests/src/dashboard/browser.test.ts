@@ -7,4 +7,5 @@ import './browser-timeouts.js';
 import './dashboard.suite.js';
 import './dashboard-live.suite.js';
 import './dashboard-billing-compare.suite.js';
+import './dashboard-optimizations.suite.js';
 import './dashboard-a11y.suite.js';

@@ -7,15 +7,16 @@ import { acceleratedClock } from '../harness/accelerated-clock.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from '../harness/browser.js';
 import { type DashboardTab, openDashboardTab, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
-import { seedListing, seedPaperDeployment, seedReviewedListing, seedTwoBacktests } from '../harness/dashboard-seed.js';
+import { seedListing, seedOptimization, seedPaperDeployment, seedReviewedListing, seedTwoBacktests } from '../harness/dashboard-seed.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
 /*
  * axe-core in the real browser on every page of the built dashboard: no serious or critical
  * violation. To check a new page, add it to PAGES (its address, what shows it is drawn, and
  * what it hides until asked: a form, a dialog). The user has records on every list: two
- * backtests, a running paper deployment with orders, a listing of theirs the other user bought
- * and reviewed, and one of the other user's they bought and reviewed (a third they did not buy).
+ * backtests, a completed optimization, a running paper deployment with orders, a listing of
+ * theirs the other user bought and reviewed, and one of the other user's they bought and
+ * reviewed (a third they did not buy).
  * The other user has strategies but no exchange account yet. The clock runs 60 times faster so
  * the deployment's '1m' candles close every second.
  */
@@ -25,6 +26,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 interface Seeded {
   strategyId: string;
   backtestIds: [string, string];
+  /** A completed 2 × 2 grid optimization of the strategy, with 2 walk-forward folds. */
+  optimizationId: string;
   deploymentId: string;
   /** The user's own listing, with a review by its buyer. */
   ownListingId: string;
@@ -57,6 +60,22 @@ const PAGES: PageCheck[] = [
   },
   { name: 'backtest list', path: () => '/backtests', ready: { selector: '.compare-pick' } },
   { name: 'compare backtests', path: (s) => `/backtests/compare?a=${s.backtestIds[0]}&b=${s.backtestIds[1]}`, ready: { selector: '.compare-metrics' } },
+  { name: 'optimizations list', path: () => '/optimizations', ready: { selector: '.optimization-list tbody tr' } },
+  {
+    name: 'optimization form, then a searched parameter and walk-forward validation',
+    path: (s) => `/optimizations/new?strategyId=${s.strategyId}`,
+    ready: { selector: '.param-search' },
+    reveal: async (page) => {
+      await page.getByRole('group', { name: 'fast', exact: true }).getByLabel('Search').check();
+      await page.getByLabel('Scheme').selectOption('walk-forward');
+      await page.getByLabel('Folds').waitFor();
+    },
+  },
+  {
+    name: 'optimization (completed: best, statistics, heatmap, trials)',
+    path: (s) => `/optimizations/${s.optimizationId}`,
+    ready: { selector: ['[data-testid="heatmap"]', '.trials-table tbody tr', '.folds-table'] },
+  },
   { name: 'billing', path: () => '/billing', ready: { selector: '.usage-meters' } },
   { name: 'deployments list', path: () => '/deployments', ready: { selector: 'tbody tr' } },
   {
@@ -141,7 +160,9 @@ describe('accessibility of every dashboard page (axe-core in Chromium)', () => {
     const { listingId: boughtListingId } = await seedReviewedListing(other.client, client, 'Range fader (seeded)');
     const { listingId: unboughtListingId } = await seedListing(other.client, 'Breakout (seeded)');
     const { deploymentId } = await seedPaperDeployment(client);
-    seeded = { ...(await seedTwoBacktests(client)), deploymentId, ownListingId, boughtListingId, unboughtListingId };
+    const backtests = await seedTwoBacktests(client);
+    const { optimizationId } = await seedOptimization(client, backtests.strategyId);
+    seeded = { ...backtests, optimizationId, deploymentId, ownListingId, boughtListingId, unboughtListingId };
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(BROWSER_TIMEOUT_MS);

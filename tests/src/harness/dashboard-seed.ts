@@ -1,5 +1,6 @@
 import type { StratboxClient } from '@stratbox/client';
 import { waitFor } from './deferred.js';
+import { waitOptimizationFinished } from './optimizations.js';
 import { waitFinished } from './wait-backtest.js';
 
 /** An SMA crossover whose periods are parameters, so two runs of it differ; it logs each entry. */
@@ -73,4 +74,24 @@ export async function seedReviewedListing(seller: StratboxClient, buyer: Stratbo
   await buyer.marketplace.purchase({ params: { id: listingId }, body: {} });
   await buyer.marketplace.review({ params: { id: listingId }, body: { rating: 4, text: 'Solid & steady' } });
   return { listingId };
+}
+
+/**
+ * A completed grid optimization of `strategyId` (an SMA_CROSS): fast 5 or 10 by slow 20 or 30
+ * over January and February 2025, with 2 walk-forward folds (8 trials).
+ */
+export async function seedOptimization(client: StratboxClient, strategyId: string): Promise<{ optimizationId: string }> {
+  const created = await client.optimizations.create({
+    body: {
+      strategyId,
+      symbols: ['BTC/USDT:USDT'],
+      startDate: '2025-01-01',
+      endDate: '2025-02-28',
+      searchSpace: { fast: { values: [5, 10] }, slow: { values: [20, 30] } },
+      validation: { kind: 'walk-forward', folds: 2, mode: 'rolling', inSampleFraction: 0.5 },
+    },
+  });
+  const done = await waitOptimizationFinished(client, created.id, 180_000);
+  if (done.status !== 'completed') throw new Error(`Seeded optimization ${created.id} ended ${done.status}`);
+  return { optimizationId: created.id };
 }
