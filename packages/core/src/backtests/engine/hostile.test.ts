@@ -32,14 +32,17 @@ function runOn(p: SandboxPool, source: string) {
   return p.runBacktest({ source, candles: CANDLES });
 }
 
+/**
+ * The job's error. How soon it fails is the pools' own limits' business (CPU and wall time, each
+ * answered with its code, which the cases assert), not a stopwatch's here: a loaded machine
+ * stretches wall time, and a hung job fails the test by its timeout.
+ */
 async function failure(p: SandboxPool, source: string): Promise<SandboxError> {
-  const started = performance.now();
   const error = await runOn(p, source).then(
     () => null,
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(SandboxError);
-  expect(performance.now() - started).toBeLessThan(10_000);
   return error as SandboxError;
 }
 
