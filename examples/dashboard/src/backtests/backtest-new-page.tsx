@@ -1,23 +1,16 @@
 import { useState } from 'react';
-import { useStrategyMeta } from '../strategies/use-strategy-meta.js';
-import { useBoughtListings } from '../marketplace/use-bought-listings.js';
 import { navigate } from '../routing/navigate.js';
 import { routePath } from '../routing/route.js';
 import { useClient } from '../session/session-context.js';
-import { EmptyState } from '../ui/empty-state.js';
-import { ErrorBanner } from '../ui/error-banner.js';
-import { Loading } from '../ui/loading.js';
+import { useStrategyMeta } from '../strategies/use-strategy-meta.js';
 import { useAction } from '../ui/use-action.js';
-import { useAsync } from '../ui/use-async.js';
-import { Link } from '../routing/link.js';
 import { BacktestForm } from './backtest-form.js';
 import { backtestBody, type BacktestFormValues, initialBacktestValues } from './backtest-form-values.js';
+import { RunStrategies } from './run-strategies.js';
 
 /** Starts a backtest; the page of the queued run follows its progress. */
 export function BacktestNewPage({ strategyId }: { strategyId: string | undefined }) {
   const client = useClient();
-  const strategies = useAsync('strategies:all', (signal) => client.strategies.list({ query: { limit: 200 } }, { signal }));
-  const bought = useBoughtListings();
   const [values, setValues] = useState<BacktestFormValues>(() => initialBacktestValues(strategyId ?? '', {}));
   const create = useAction();
 
@@ -32,34 +25,23 @@ export function BacktestNewPage({ strategyId }: { strategyId: string | undefined
       navigate(routePath({ name: 'backtest', id: created.id }));
     });
 
-  const list = strategies.data?.strategies;
-  const listings = bought.data;
   return (
     <section>
       <h1>New backtest</h1>
-      <ErrorBanner error={strategies.error} title="Could not load your strategies" />
-      <ErrorBanner error={bought.error} title="Could not load your purchases" />
-      <ErrorBanner error={metaError} title="Could not read the strategy’s parameters" />
-      {(!list || !listings) && (strategies.loading || bought.loading) ? <Loading label="Loading your strategies…" /> : null}
-      {list && listings && list.length === 0 && listings.length === 0 ? (
-        <EmptyState title="No strategy to test yet">
-          <p>
-            <Link to={{ name: 'newStrategy' }}>Create a strategy</Link> or <Link to={{ name: 'marketplace' }}>buy one</Link> first.
-          </p>
-        </EmptyState>
-      ) : null}
-      {list && listings && (list.length > 0 || listings.length > 0) ? (
-        <BacktestForm
-          strategies={list}
-          bought={listings}
-          values={values}
-          onChange={setValues}
-          meta={meta}
-          error={create.error}
-          submitting={create.busy}
-          onSubmit={submit}
-        />
-      ) : null}
+      <RunStrategies emptyTitle="No strategy to test yet" metaError={metaError}>
+        {(strategies, bought) => (
+          <BacktestForm
+            strategies={strategies}
+            bought={bought}
+            values={values}
+            onChange={setValues}
+            meta={meta}
+            error={create.error}
+            submitting={create.busy}
+            onSubmit={submit}
+          />
+        )}
+      </RunStrategies>
     </section>
   );
 }
