@@ -217,6 +217,7 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await shot(page, 'live-6-bought-backtest');
     // the run names and links its listing, and runs again by it: never the seller's strategy page
     expect(await page.getByRole('link', { name: 'Trend edge (e2e)' }).getAttribute('href')).toBe(`/marketplace/${listingId}`);
+    expect(await page.getByRole('link', { name: 'Optimize' }).getAttribute('href')).toBe(`/optimizations/new?strategyId=${listingId}`);
     await page.getByRole('link', { name: 'Run another' }).click();
     await expect.poll(() => page.getByLabel('Strategy').inputValue()).toBe(listingId);
     expect(buyer.errors).toEqual([]);

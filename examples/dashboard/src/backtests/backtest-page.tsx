@@ -48,9 +48,14 @@ export function BacktestPage({ id }: { id: string }) {
             · data {b.dataSource ?? '–'} · created {formatTime(b.createdAt)} · <code>{b.id}</code>
           </p>
         </div>
-        <Link className="button" to={{ name: 'newBacktest', strategyId: target.id }}>
-          Run another
-        </Link>
+        <div className="actions">
+          <Link className="button" to={{ name: 'newOptimization', strategyId: target.id }}>
+            Optimize
+          </Link>
+          <Link className="button" to={{ name: 'newBacktest', strategyId: target.id }}>
+            Run another
+          </Link>
+        </div>
       </div>
       <ErrorBanner error={backtest.error} title="Could not refresh the backtest" />
       {running || watched ? <BacktestProgress backtest={b} onFinal={backtest.reload} /> : null}
