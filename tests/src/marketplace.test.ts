@@ -143,6 +143,40 @@ describe('marketplace over HTTP', () => {
     ]);
   });
 
+  it("mine=true answers only the caller's own review; a second review's 409 names the review to edit", async () => {
+    const bobs = (await bob.client.marketplace.reviews({ params: { id: trend.id } })).reviews.find((r) => r.reviewerId === bob.userId)!;
+    const res = await raw(bob, `/api/marketplace/${trend.id}/reviews?mine=true`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ reviews: [bobs], nextCursor: null });
+    expect(await carol.client.marketplace.reviews({ params: { id: trend.id }, query: { mine: 'true' } })).toEqual({
+      reviews: [expect.objectContaining({ reviewerId: carol.userId, text: 'meh' })],
+      nextCursor: null,
+    });
+    // A buyer who has not reviewed, and the seller: an empty list, never someone else's review.
+    const dave = await service.newUser('dave');
+    await dave.client.marketplace.purchase({ params: { id: trend.id }, body: {} });
+    expect(await dave.client.marketplace.reviews({ params: { id: trend.id }, query: { mine: 'true' } })).toEqual({ reviews: [], nextCursor: null });
+    expect((await alice.client.marketplace.reviews({ params: { id: trend.id }, query: { mine: 'true' } })).reviews).toEqual([]);
+    expect((await bob.client.marketplace.reviews({ params: { id: paid.id }, query: { mine: 'true' } })).reviews).toEqual([]);
+    // mine=false is every review.
+    expect((await dave.client.marketplace.reviews({ params: { id: trend.id }, query: { mine: 'false' } })).reviews).toHaveLength(2);
+
+    const bad = await raw(bob, `/api/marketplace/${trend.id}/reviews?mine=yes`);
+    expect(bad.status).toBe(400);
+    const badBody = (await bad.json()) as { error: { code: string; message: string; details: Array<{ path: string; message: string }> } };
+    expect(badBody.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.any(String) });
+    expect(badBody.error.details).toEqual([expect.objectContaining({ path: expect.stringContaining('mine'), message: expect.any(String) })]);
+
+    const again = await raw(bob, `/api/marketplace/${trend.id}/reviews`, { method: 'POST', body: JSON.stringify({ rating: 1, text: 'again' }) });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({
+      error: { code: 'CONFLICT', message: `You already reviewed listing ${trend.id}; edit your review instead`, details: { reviewId: bobs.id } },
+    });
+    const error = await expectError(carol.client.marketplace.review({ params: { id: trend.id }, body: { rating: 2, text: 'again' } }), 409, 'CONFLICT');
+    const carols = (await carol.client.marketplace.reviews({ params: { id: trend.id }, query: { mine: 'true' } })).reviews[0]!;
+    expect(error.details).toEqual({ reviewId: carols.id });
+  });
+
   describe('BOLA', () => {
     it("user B cannot edit or unlist A's listing: 404 as if it did not exist, and it is unchanged", async () => {
       const before = await alice.client.marketplace.get({ params: { id: other.id } });

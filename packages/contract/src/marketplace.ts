@@ -81,5 +81,10 @@ export const Review = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
-export const ReviewsQuery = z.strictObject({ ...PageQuery });
+export const ReviewsQuery = z.strictObject({
+  mine: z.enum(['true', 'false']).optional().meta({
+    description: "`true`: only the caller's own review of the listing (a list of zero or one); `false` or absent: every review",
+  }),
+  ...PageQuery,
+});
 export const ReviewList = z.object({ reviews: z.array(Review), nextCursor: NextCursor });

@@ -256,12 +256,16 @@ export const routes = {
   }),
   'marketplace.reviews': defineRoute({
     method: 'GET', path: '/api/marketplace/:id/reviews', summary: 'Reviews of a listing, newest first',
+    description:
+      "With `mine=true`, only the caller's own review of the listing: a list of zero or one (`nextCursor` null), never " +
+      "another user's. `mine` is `true` or `false`; any other value is 400 `VALIDATION_FAILED`.",
     params: listingParams, query: M.ReviewsQuery, successStatus: 200, response: M.ReviewList, errors: ['NOT_FOUND'],
   }),
   'marketplace.review': defineRoute({
     method: 'POST', path: '/api/marketplace/:id/reviews', summary: 'Review a listing you bought (one per buyer)',
     description:
-      'Only buyers (a completed purchase) may review (others: 403), once (a second: 409; edit with PUT). `text` is stored and ' +
+      'Only buyers (a completed purchase) may review (others: 403), once (a second: 409 `CONFLICT` with ' +
+      '`details: { reviewId }`, the review to edit with PUT). `text` is stored and ' +
       'returned exactly as given: clients must escape it when rendering. The listing\'s `averageRating` and `reviewCount` change with the review.',
     params: listingParams, body: M.ReviewBody, successStatus: 201, response: M.Review,
     errors: ['NOT_FOUND', 'FORBIDDEN', 'CONFLICT'],

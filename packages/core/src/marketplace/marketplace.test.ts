@@ -225,7 +225,11 @@ describe('marketplace services', () => {
       const text = '<img src=x onerror=alert(1)> "quoted" & ✓';
       const mine = await reviews.create(buyer, listing.id, { rating: 4, text });
       expect(mine).toMatchObject({ listingId: listing.id, reviewerId: buyer, rating: 4, text });
-      await expect(reviews.create(buyer, listing.id, { rating: 5, text: 'again' })).rejects.toMatchObject({ code: 'CONFLICT', status: 409 });
+      await expect(reviews.create(buyer, listing.id, { rating: 5, text: 'again' })).rejects.toMatchObject({
+        code: 'CONFLICT',
+        status: 409,
+        details: { reviewId: mine.id },
+      });
       await reviews.create(third, listing.id, { rating: 1, text: 'meh' });
       expect(await listings.get(other, listing.id)).toMatchObject({ averageRating: 2.5, reviewCount: 2 });
 
@@ -246,6 +250,13 @@ describe('marketplace services', () => {
       );
       expect(list.reviews.find((r) => r.id === mine.id)?.text).toBe('better now');
       await expect(reviews.list(other, newId('listing'), {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+      // mine: only the caller's own review, a list of zero or one.
+      expect(await reviews.list(buyer, listing.id, { mine: 'true' })).toEqual({ reviews: [edited], nextCursor: null });
+      expect(await reviews.list(other, listing.id, { mine: 'true' })).toEqual({ reviews: [], nextCursor: null });
+      expect(await reviews.list(seller, listing.id, { mine: 'true' })).toEqual({ reviews: [], nextCursor: null });
+      expect((await reviews.list(buyer, listing.id, { mine: 'false' })).reviews).toHaveLength(2);
+      await expect(reviews.list(buyer, newId('listing'), { mine: 'true' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     });
 
     it('keeps count and average exact under concurrent reviews', async () => {

@@ -30,9 +30,16 @@ export function createReviewService({ store, clock }: ReviewServiceDeps) {
   }
 
   return {
-    /** Reviews of a listed listing, newest first. */
-    async list(_userId: string, listingId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+    /**
+     * Reviews of a listed listing, newest first. With `mine: 'true'`, only the caller's own
+     * review of it: a list of zero or one, never another user's.
+     */
+    async list(userId: string, listingId: string, query: { mine?: 'true' | 'false' | undefined; limit?: number | undefined; cursor?: string | undefined }) {
       await listedListing(listingId);
+      if (query.mine === 'true') {
+        const own = await store.reviews.findByListing(userId, listingId);
+        return { reviews: own ? [toReviewView(own)] : [], nextCursor: null };
+      }
       const page = await paginate(query, (p) => store.reviews.listByListing(listingId, p));
       return { reviews: page.items.map(toReviewView), nextCursor: page.nextCursor };
     },
@@ -47,7 +54,12 @@ export function createReviewService({ store, clock }: ReviewServiceDeps) {
       const review: ReviewRecord = { id: newId('review'), listingId, reviewerId: userId, rating: body.rating, text: body.text, createdAt: now, updatedAt: now };
       await store.transaction(async (tx) => {
         if (!(await tx.reviews.insertIfAbsent(review))) {
-          throw new StratboxError('CONFLICT', `You already reviewed listing ${listingId}; edit your review instead`);
+          const existing = await tx.reviews.findByListing(userId, listingId);
+          throw new StratboxError(
+            'CONFLICT',
+            `You already reviewed listing ${listingId}; edit your review instead`,
+            existing ? { reviewId: existing.id } : undefined,
+          );
         }
         await tx.listings.addRating(listingId, review.rating, 1);
       });

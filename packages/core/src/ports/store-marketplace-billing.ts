@@ -151,6 +151,12 @@ export interface ReviewRepository {
   insertIfAbsent(review: ReviewRecord): Promise<boolean>;
   /** The reviewer's own review, or null (another reviewer's is null). `forUpdate` as for strategies. */
   findByReviewer(reviewerId: string, id: string, options?: { forUpdate?: boolean }): Promise<ReviewRecord | null>;
+  /**
+   * The reviewer's review of this listing, or null when they have not reviewed it. At most one
+   * exists (the unique (listingId, reviewerId) of `insertIfAbsent`); another reviewer's review of
+   * the listing is never returned.
+   */
+  findByListing(reviewerId: string, listingId: string): Promise<ReviewRecord | null>;
   /** Changes rating, text and updatedAt of the reviewer's own review; false if there is none. */
   update(reviewerId: string, id: string, patch: Partial<Pick<ReviewRecord, 'rating' | 'text' | 'updatedAt'>>): Promise<boolean>;
   /** Reviews of a listing, newest first. */

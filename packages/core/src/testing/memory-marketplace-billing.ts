@@ -266,6 +266,10 @@ export function memoryMarketplaceBillingRepositories(get: () => MarketplaceBilli
         const r = get().reviews.get(id);
         return r && r.reviewerId === reviewerId ? copy(r) : null;
       },
+      async findByListing(reviewerId, listingId) {
+        for (const r of get().reviews.values()) if (r.reviewerId === reviewerId && r.listingId === listingId) return copy(r);
+        return null;
+      },
       async update(reviewerId, id, patch) {
         return updateOwned(
           (s) => s.reviews,

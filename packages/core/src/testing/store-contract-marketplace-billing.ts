@@ -365,6 +365,24 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
+    it("finds the reviewer's own review of a listing, never another reviewer's", async () => {
+      const { store, userId, otherUserId } = context();
+      const listingId = uid('lst');
+      const theirs = review(otherUserId, listingId, { rating: 1, text: 'theirs' });
+      await store.reviews.insertIfAbsent(theirs);
+      expect(await store.reviews.findByListing(userId, listingId)).toBeNull();
+      const mine = review(userId, listingId, { rating: 5, text: 'mine' });
+      const elsewhere = review(userId, uid('lst'), { text: 'another listing' });
+      await store.reviews.insertIfAbsent(mine);
+      await store.reviews.insertIfAbsent(elsewhere);
+      expect(await store.reviews.findByListing(userId, listingId)).toEqual(mine);
+      expect(await store.reviews.findByListing(otherUserId, listingId)).toEqual(theirs);
+      expect(await store.reviews.findByListing(otherUserId, elsewhere.listingId)).toBeNull();
+      expect(await store.reviews.findByListing(userId, uid('lst'))).toBeNull();
+      await store.reviews.update(userId, mine.id, { text: 'edited', updatedAt: at(3) });
+      expect(await store.transaction((tx) => tx.reviews.findByListing(userId, listingId))).toEqual({ ...mine, text: 'edited', updatedAt: at(3) });
+    });
+
     it("updates only the reviewer's own review", async () => {
       const { store, userId, otherUserId } = context();
       const mine = review(userId, uid('lst'));

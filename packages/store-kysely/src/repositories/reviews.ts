@@ -43,6 +43,11 @@ export function createReviewRepository({ db, dialect }: QueryContext): ReviewRep
       return row ? toReview(row) : null;
     },
 
+    async findByListing(reviewerId, listingId) {
+      const row = await db.selectFrom('reviews').selectAll().where('listing_id', '=', listingId).where('reviewer_id', '=', reviewerId).executeTakeFirst();
+      return row ? toReview(row) : null;
+    },
+
     async update(reviewerId, id, patch) {
       const set: Updateable<ReviewsTable> = {};
       if (patch.rating !== undefined) set.rating = patch.rating;
