@@ -239,6 +239,19 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     await shot(page, 'live-7-reviewed');
     await fitsLaptop(page, 'live-7-laptop-width');
 
+    // reloaded, the page finds the buyer's review: the form edits it, filled in
+    await page.reload();
+    await page.getByRole('heading', { name: 'Edit your review' }).waitFor();
+    expect(await page.getByLabel('Rating').inputValue()).toBe('4');
+    expect(await page.getByLabel('Review', { exact: true }).inputValue()).toBe(text);
+    const edited = `${text}, still`;
+    await page.getByLabel('Review', { exact: true }).fill(edited);
+    await page.getByRole('button', { name: 'Update review' }).click();
+    await page.getByText('Review updated').waitFor();
+    await expect.poll(() => page.locator('.review-text').first().textContent()).toBe(edited);
+    await expect.poll(() => page.locator('h1 + p').textContent()).toContain('4.0 of 5 (1 review)');
+    await buyerText();
+
     // nothing the buyer's tab showed, fetched or was sent over the socket holds the source
     expect(buyerSaw.length).toBeGreaterThan(10);
     // and no page even asked for a strategy's source: the bought one is only ever named by its listing
