@@ -85,7 +85,7 @@ describe('runTrials: a sweep of one strategy over the same candles in one child'
     expect(trials[2]).toMatchObject({ ok: false, error: { code: 'INVALID_PARAMS' } });
   });
 
-  it('stops soon after a cancel, and the pool runs the next job normally', async () => {
+  it('stops before its last trial when cancelled, and the pool runs the next job normally', async () => {
     const slow = `export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 1500; i++) x += i; }`;
     const controller = new AbortController();
     const progress: number[] = [];
@@ -99,12 +99,13 @@ describe('runTrials: a sweep of one strategy over the same candles in one child'
     );
     // Cancel once a few trials are done (each takes a fraction of a second).
     await expect.poll(() => progress.at(-1) ?? 0, { timeout: 60_000, interval: 20 }).toBeGreaterThanOrEqual(2);
-    const cancelledAt = performance.now();
     controller.abort();
     const error = await job.catch((e: unknown) => e);
+    // Had the cancel been ignored, all 500 trials would have run and the job resolved.
     expect(error).toBeInstanceOf(SandboxError);
     expect((error as SandboxError).code).toBe('CANCELLED');
-    expect(performance.now() - cancelledAt).toBeLessThan(5_000);
+    expect(progress.at(-1)).toBeLessThan(500);
+    // A size-1 pool: the next job runs only once the cancelled one's child stopped or was replaced.
     const next = await pool.runTrials({ source: SMA_CROSS, candles }, [{ fast: '5', slow: '20' }]);
     expect(next[0]!.ok).toBe(true);
   });
