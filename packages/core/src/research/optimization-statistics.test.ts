@@ -141,14 +141,12 @@ describe('overfittingStatistics', () => {
     expect(pbo!.pbo).toBeGreaterThan(0.3);
   });
 
-  it('handles 1,000 trials of 500 periods (12,870 splits) in seconds', () => {
+  // How long these take is measured by bench/optimization-statistics.bench.ts, not asserted here.
+  it('handles 1,000 trials of 500 periods (12,870 splits)', () => {
     const trials = search(5, 1000, 500, 0.002);
-    const started = performance.now();
     const { deflatedSharpe, pbo } = overfittingStatistics(trials, 0);
-    const elapsed = performance.now() - started;
     expect(pbo).toMatchObject({ partitions: 16, combinations: 12_870, trials: 1000, periods: 500 });
     expect(deflatedSharpe).toMatchObject({ trials: 1000, periods: 500 });
-    expect(elapsed).toBeLessThan(20_000);
   }, 60_000);
 
   it('answers exactly what the sync function answers when run in time slices', async () => {
@@ -177,15 +175,11 @@ describe('overfittingStatistics', () => {
     expect(ticks.stop()).toBeGreaterThan(10);
   }, 60_000);
 
-  it('keeps a 100,000-trial search within its budget: S = 10 (252 splits), in seconds', async () => {
+  it('keeps a 100,000-trial search within its split budget: S = 10 (252 splits)', async () => {
     const trials = search(8, 100_000, 64, 0);
-    const started = performance.now();
     const { deflatedSharpe, pbo } = await overfittingStatisticsAsync(trials, 0);
-    const elapsed = performance.now() - started;
     expect(pbo).toMatchObject({ partitions: 10, combinations: 252, trials: 100_000, periods: 64 });
     expect(pbo!.pbo).toBeGreaterThan(0.2);
     expect(deflatedSharpe).toMatchObject({ trials: 100_000, periods: 64 });
-    // About 1.3 s on a 2-core machine; generous for a loaded one.
-    expect(elapsed).toBeLessThan(30_000);
   }, 120_000);
 });
