@@ -14,7 +14,19 @@ import { createMemoryStore } from '../testing/memory-store.js';
 
 const SOURCE = `export const meta = { timeframe: '1m' };\nexport function onCandle(ctx, candle) {}\n`;
 const LEASE_MS = 600;
+/** A lease no test outlives: a takeover under it can only follow a release. */
+const LONG_LEASE_MS = 120_000;
+/** Generous: what these waits wait for comes within a lease or a scan (100 ms) on an idle machine. */
+const WAIT_MS = 20_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A lease event of a node, in the order all nodes logged them. */
+interface LeaseEvent {
+  node: 'a' | 'b';
+  event: 'acquired' | 'lost' | 'released';
+  deploymentId: string;
+  reason?: string;
+}
 
 interface Node {
   stratbox: Stratbox;
@@ -23,39 +35,59 @@ interface Node {
   /** Deployments whose lease this node holds, from its log: acquired, until lost or released. */
   holding: Set<string>;
   owner: string;
+  /** Acquire attempts the store refused (another process held the lease): one per scan that saw the deployment. */
+  refusedAcquires: number;
 }
 
 describe('deployment leases across processes', () => {
   const nodes: Node[] = [];
   let base: Store;
+  const events: LeaseEvent[] = [];
 
   afterEach(async () => {
     await Promise.all(nodes.splice(0).map((n) => n.stratbox.close()));
     await base?.close();
+    events.length = 0;
   });
 
-  function node(masterKey: Uint8Array): Node {
-    const n: Node = { partitioned: false, holding: new Set(), owner: '', stratbox: undefined as unknown as Stratbox };
+  function node(name: LeaseEvent['node'], masterKey: Uint8Array, leaseMs: number): Node {
+    const n: Node = { partitioned: false, holding: new Set(), owner: '', refusedAcquires: 0, stratbox: undefined as unknown as Stratbox };
     const hang = <T>(call: () => Promise<T>) => (n.partitioned ? new Promise<T>(() => {}) : call());
     const store: Store = {
       ...base,
       close: async () => {},
       deployments: {
         ...base.deployments,
-        acquireLease: (...args) => hang(() => base.deployments.acquireLease(...args)),
+        acquireLease: (...args) =>
+          hang(async () => {
+            const ok = await base.deployments.acquireLease(...args);
+            if (!ok) n.refusedAcquires++;
+            return ok;
+          }),
         renewLease: (...args) => hang(() => base.deployments.renewLease(...args)),
       },
     };
     const silent = createSilentLogger();
+    const record = (event: LeaseEvent['event'], fields: Record<string, unknown>) =>
+      events.push({ node: name, event, deploymentId: fields.deploymentId as string, ...(fields.reason ? { reason: fields.reason as string } : {}) });
     const logger = {
       ...silent,
       info(message: string, fields?: Record<string, unknown>) {
-        if (message === 'deployment lease acquired') n.holding.add(fields!.deploymentId as string);
-        if (message === 'deployment lease released') n.holding.delete(fields!.deploymentId as string);
+        if (message === 'deployment lease acquired') {
+          n.holding.add(fields!.deploymentId as string);
+          record('acquired', fields!);
+        }
+        if (message === 'deployment lease released') {
+          n.holding.delete(fields!.deploymentId as string);
+          record('released', fields!);
+        }
         if (fields?.owner) n.owner = fields.owner as string;
       },
       warn(message: string, fields?: Record<string, unknown>) {
-        if (message === 'deployment lease lost') n.holding.delete(fields!.deploymentId as string);
+        if (message === 'deployment lease lost') {
+          n.holding.delete(fields!.deploymentId as string);
+          record('lost', fields!);
+        }
       },
     };
     n.stratbox = createStratbox({
@@ -63,17 +95,17 @@ describe('deployment leases across processes', () => {
       logger,
       masterKey,
       workerConcurrency: 0,
-      deployments: { leaseMs: LEASE_MS, scanIntervalMs: 100, pollIntervalMs: 50 },
+      deployments: { leaseMs, scanIntervalMs: 100, pollIntervalMs: 50 },
     });
     nodes.push(n);
     return n;
   }
 
-  async function setup() {
+  async function setup(leaseMs = LEASE_MS) {
     base = createMemoryStore();
     const key = randomBytes(32);
-    const a = node(key);
-    const b = node(key);
+    const a = node('a', key, leaseMs);
+    const b = node('b', key, leaseMs);
     const { userId } = await a.stratbox.users.createUser('alice');
     const strategy = await a.stratbox.strategies.create(userId, { name: 'idle', description: '', source: SOURCE, marketType: 'LINEAR' });
     const credential = await a.stratbox.credentials.create(userId, { exchange: 'paper', label: 'paper', apiKey: 'k', secret: 's', testnet: false });
@@ -98,21 +130,24 @@ describe('deployment leases across processes', () => {
     await waitFor(
       'the deployment to run on A',
       async () => runningOn(a, created.id) && (await a.stratbox.deployments.get(userId, created.id)).status === 'running',
-      10_000,
+      WAIT_MS,
     );
     await b.stratbox.start();
-    // B sees it at every scan but never runs it while A holds the lease.
-    await sleep(3 * LEASE_MS);
+    // B sees it at every scan (the store refuses it the lease) but never runs it while A holds the lease.
+    await waitFor('B to try three scans', () => b.refusedAcquires >= 3, WAIT_MS);
     expect(runningOn(b, created.id)).toBe(false);
     expect(runningOn(a, created.id)).toBe(true);
 
     const never = () => expect(runningOn(a, created.id) && runningOn(b, created.id)).toBe(false);
-    const partitionedAt = Date.now();
     a.partitioned = true;
-    await waitFor('A to halt on its own', () => !runningOn(a, created.id), LEASE_MS, never);
-    // Self-fenced at 2/3 of the lease after its last renewal, so before the lease can expire.
-    expect(Date.now() - partitionedAt).toBeLessThan(LEASE_MS);
-    await waitFor('B to take over', () => runningOn(b, created.id), LEASE_MS + 100 + 2000, never);
+    await waitFor('B to take over', () => runningOn(b, created.id), WAIT_MS, never);
+    // A halted on its own (its fence: no renewal got through in 2/3 of the lease), before B could
+    // take the lease, which the store gives only once it expired: the order of the two logs, not a stopwatch.
+    const ofThis = events.filter((e) => e.deploymentId === created.id);
+    expect(ofThis.slice(-2)).toEqual([
+      { node: 'a', event: 'lost', deploymentId: created.id, reason: expect.stringMatching(/not renewed within/) },
+      { node: 'b', event: 'acquired', deploymentId: created.id },
+    ]);
     // A, still cut off, never runs it again; the deployment stays running, resumed on B.
     for (let i = 0; i < 20; i++) {
       never();
@@ -123,31 +158,38 @@ describe('deployment leases across processes', () => {
     await waitFor(
       'the deployment to resume on B',
       async () => (await b.stratbox.deployments.logs(userId, created.id, {})).some((l) => l.message.startsWith('Deployment resumed after a restart')),
-      5000,
+      WAIT_MS,
     );
-  }, 30_000);
+  }, 60_000);
 
-  it('a holder whose lease another process took halts at its next renewal; a closed process hands over at once', async () => {
-    const { a, b, userId, strategyId, credentialId } = await setup();
+  it('a holder whose lease another process took halts at its next renewal', async () => {
+    const { a, userId, strategyId, credentialId } = await setup();
     const created = await a.stratbox.deployments.create(userId, { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} });
     await a.stratbox.start();
-    await waitFor('the deployment to run on A', () => runningOn(a, created.id), 10_000);
+    await waitFor('the deployment to run on A', () => runningOn(a, created.id), WAIT_MS);
     // Another owner takes the lease (as after an expiry A did not notice).
     await base.deployments.releaseLease(created.id, a.owner);
     const now = Date.now();
     expect(await base.deployments.acquireLease(created.id, 'someone-else', new Date(now + 60_000).toISOString(), new Date(now).toISOString())).toBe(true);
-    await waitFor('A to halt', () => !runningOn(a, created.id), LEASE_MS);
+    await waitFor('A to halt', () => !runningOn(a, created.id), WAIT_MS);
+    // Halted because its renewal was refused, not by its fence (renewals kept getting answers).
+    expect(events.at(-1)).toEqual({ node: 'a', event: 'lost', deploymentId: created.id, reason: expect.stringMatching(/another process took it/) });
     await base.deployments.releaseLease(created.id, 'someone-else');
-    await waitFor('A to run it again', () => runningOn(a, created.id), 2000);
+    await waitFor('A to run it again', () => runningOn(a, created.id), WAIT_MS);
+  }, 60_000);
 
-    // B takes over right after A closes (at its next scan), without waiting for the lease to expire.
+  it('a closed process hands its deployments over at once, without their lease expiring', async () => {
+    // A lease longer than the test: B can only get it because A released it.
+    const { a, b, userId, strategyId, credentialId } = await setup(LONG_LEASE_MS);
+    const created = await a.stratbox.deployments.create(userId, { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} });
+    await a.stratbox.start();
+    await waitFor('the deployment to run on A', () => runningOn(a, created.id), WAIT_MS);
     await b.stratbox.start();
-    await sleep(200);
+    await waitFor('B to try two scans', () => b.refusedAcquires >= 2, WAIT_MS);
     expect(runningOn(b, created.id)).toBe(false);
     await a.stratbox.close();
-    const closedAt = Date.now();
     expect(runningOn(a, created.id)).toBe(false);
-    await waitFor('B to take over', () => runningOn(b, created.id), 1000);
-    expect(Date.now() - closedAt).toBeLessThan(LEASE_MS / 2);
-  }, 30_000);
+    await waitFor('B to take over', () => runningOn(b, created.id), WAIT_MS);
+    expect(events.filter((e) => e.deploymentId === created.id).map((e) => `${e.node} ${e.event}`)).toEqual(['a acquired', 'a released', 'b acquired']);
+  }, 60_000);
 });
