@@ -120,12 +120,11 @@ describe('live sandbox', () => {
       const { path, pidFile } = stuckWorker(dir);
       // Long enough for the stuck child to write its pid even on a loaded machine.
       const stuck = createLiveSandbox({ workerPath: path, readyTimeoutMs: 3000 });
-      const started = Date.now();
+      // How soon is readyTimeoutMs's business (the message names it); a child never timed out fails the test by its timeout.
       const error = await stuck
         .open({ source: 'export function onCandle() {}', symbols: ['BTC/USDT:USDT'], params: {}, seed: 1, startTime: 0 })
         .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'TIMEOUT', details: { stage: 'start' }, message: expect.stringContaining('did not start within 3000 ms') });
-      expect(Date.now() - started).toBeLessThan(20_000);
       const pid = Number(readFileSync(pidFile, 'utf8'));
       expect(() => process.kill(pid, 0)).toThrow();
       expect(stuck.stats().sessions).toBe(0);
