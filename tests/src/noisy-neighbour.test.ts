@@ -5,11 +5,13 @@ import { waitFor } from './harness/deferred.js';
 
 /**
  * One user cannot stall another (issue "Fair and hardened"): user A queues ten endless loops on
- * a service with one sandbox child for backtests; user B's saves answer at once and B's small
- * backtest runs after at most one of A's runs; every one of A's runs ends in TIMEOUT and is
- * metered.
+ * a service with one sandbox child for backtests; user B's saves take about as long as they do
+ * on a quiet service (compared with B's own saves before A's loops, not with a stopwatch) and B's
+ * small backtest runs after at most one of A's runs (from the runs' finish times); every one of
+ * A's runs ends in TIMEOUT and is metered.
  */
 const CPU_BUDGET_MS = 3_000;
+const LOOPS = 10;
 const LOOP = `export const meta = { timeframe: '1h' };\nexport function onCandle() { for (;;) {} }`;
 const SMALL = (n: number) => `export const meta = { timeframe: '1h' };
 // save ${n}
@@ -34,23 +36,32 @@ describe('a noisy neighbour', () => {
   afterAll(() => service.close());
 
   it("never stalls another user's saves or backtests, and pays for every looping run", { timeout: 300_000 }, async () => {
+    /** The median time of three saves of B's. */
+    const timeSaves = async (tag: string) => {
+      const saves: number[] = [];
+      let id = '';
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        id = (await b.strategies.create({ body: { name: `small ${tag} ${i}`, source: SMALL(i) } })).id;
+        saves.push(performance.now() - started);
+      }
+      return { median: median(saves), id };
+    };
+    const alone = await timeSaves('alone');
+
     const loop = await a.strategies.create({ body: { name: 'loop', source: LOOP } });
     const queued = [];
-    for (let i = 0; i < 10; i++) queued.push((await a.backtests.create({ body: { strategyId: loop.id, ...RANGE } })).id);
+    for (let i = 0; i < LOOPS; i++) queued.push((await a.backtests.create({ body: { strategyId: loop.id, ...RANGE } })).id);
     await waitFor("one of A's loops to run", async () => (await a.backtests.list({ query: { status: 'running' } })).backtests.length > 0, 60_000);
 
-    // B saves while A's loop holds the only backtest child
-    const saves: number[] = [];
-    let small = '';
-    for (let i = 0; i < 3; i++) {
-      const started = performance.now();
-      small = (await b.strategies.create({ body: { name: `small ${i}`, source: SMALL(i) } })).id;
-      saves.push(performance.now() - started);
-    }
-    expect(median(saves)).toBeLessThan(1_000);
+    // B saves while A's loop holds the only backtest child: about as fast as alone (3x, plus the
+    // CPU budget of one loop for a loaded machine). Saves queued behind A's runs would wait for
+    // the other loops' budgets ((LOOPS - 1) x CPU_BUDGET_MS, 27 s) and fail this.
+    const noisy = await timeSaves('noisy');
+    expect(noisy.median).toBeLessThan(3 * alone.median + CPU_BUDGET_MS);
+    const small = noisy.id;
 
     // B's backtest goes next, after at most the one loop already running
-    const createdAt = performance.now();
     const mine = await b.backtests.create({ body: { strategyId: small, ...RANGE } });
     const done = await waitFor(
       "B's backtest to finish",
@@ -61,7 +72,6 @@ describe('a noisy neighbour', () => {
       60_000,
     );
     expect(done.status).toBe('completed');
-    expect(performance.now() - createdAt).toBeLessThan(15_000);
     const stillQueued = (await a.backtests.list({ query: { status: 'queued' } })).backtests.length;
     expect(stillQueued).toBeGreaterThanOrEqual(5); // B did not wait for A's queue to drain
 
@@ -83,7 +93,10 @@ describe('a noisy neighbour', () => {
       expect(r.status).toBe('failed');
       expect(r.error?.code).toBe('TIMEOUT');
     }
+    // In the order the one child ran them: B's right after the loop running when B asked.
+    const endedBeforeMine = finished.filter((r) => Date.parse(r.finishedAt!) <= Date.parse(done.finishedAt!));
+    expect(endedBeforeMine.length).toBeLessThanOrEqual(1);
     const usage = await a.billing.usage();
-    expect(usage.compute.used).toBeGreaterThanOrEqual((10 * CPU_BUDGET_MS) / 1000);
+    expect(usage.compute.used).toBeGreaterThanOrEqual((LOOPS * CPU_BUDGET_MS) / 1000);
   });
 });
