@@ -1,11 +1,12 @@
 import type { BacktestSummary } from '@stratbox/client';
 import type { Trade } from './trade.js';
-import { CandlestickSeries, createChart, createSeriesMarkers, type SeriesMarker, type UTCTimestamp } from 'lightweight-charts';
+import { CandlestickSeries, createChart, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { Loading } from '../ui/loading.js';
 import { toSeconds } from './chart-data.js';
 import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
+import { createTradeMarkerPrimitive } from './trade-marker-primitive.js';
 import { tradeMarkers } from './trade-markers.js';
 import { useCandles } from './use-candles.js';
 
@@ -48,8 +49,9 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
       wickDownColor: SERIES_COLORS.down,
     });
     series.setData(data);
-    const plugin = createSeriesMarkers(series, marks.markers as SeriesMarker<UTCTimestamp>[]);
-    setShownMarkers(plugin.markers().length);
+    const markers = createTradeMarkerPrimitive(marks.markers, data);
+    series.attachPrimitive(markers);
+    setShownMarkers(markers.count());
     chart.timeScale().fitContent();
     return () => {
       chart.remove();

@@ -40,11 +40,11 @@ describe('chart data', () => {
       3600,
     );
     expect({ marked, outside }).toEqual({ marked: 2, outside: 1 });
-    expect(markers.map((m) => [m.id, m.time, m.shape])).toEqual([
-      ['1-entry', 0, 'arrowDown'],
-      ['0-entry', 3600, 'arrowUp'],
-      ['0-exit', 7200, 'circle'],
-      ['1-exit', 10800, 'circle'],
+    expect(markers.map((m) => [m.id, m.time, m.bar, m.shape])).toEqual([
+      ['1-entry', 0, 0, 'arrowDown'],
+      ['0-entry', 3600, 1, 'arrowUp'],
+      ['0-exit', 7200, 2, 'circle'],
+      ['1-exit', 10800, 3, 'circle'],
     ]);
   });
 });

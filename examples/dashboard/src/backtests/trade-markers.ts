@@ -11,6 +11,8 @@ export interface MarkedTrade {
 
 export interface TradeMarker {
   time: number;
+  /** The index of its bar in `barTimes`. */
+  bar: number;
   position: 'aboveBar' | 'belowBar';
   shape: 'arrowUp' | 'arrowDown' | 'circle';
   color: string;
@@ -47,7 +49,7 @@ export function tradeMarkers(trades: MarkedTrade[], barTimes: number[], barSecon
   const place = (iso: string) => {
     const t = toSeconds(iso);
     const i = barAt(barTimes, t);
-    return i < 0 || t >= barTimes[i]! + barSeconds ? null : barTimes[i]!;
+    return i < 0 || t >= barTimes[i]! + barSeconds ? null : i;
   };
   trades.forEach((trade, index) => {
     const entry = place(trade.entryTime);
@@ -59,14 +61,16 @@ export function tradeMarkers(trades: MarkedTrade[], barTimes: number[], barSecon
     const long = trade.side === 'long';
     markers.push({
       id: `${index}-entry`,
-      time: entry,
+      time: barTimes[entry]!,
+      bar: entry,
       position: long ? 'belowBar' : 'aboveBar',
       shape: long ? 'arrowUp' : 'arrowDown',
       color: long ? MARKER_COLORS.long : MARKER_COLORS.short,
     });
     markers.push({
       id: `${index}-exit`,
-      time: exit,
+      time: barTimes[exit]!,
+      bar: exit,
       position: long ? 'aboveBar' : 'belowBar',
       shape: 'circle',
       color: trade.pnl >= 0 ? MARKER_COLORS.win : MARKER_COLORS.loss,
