@@ -1,7 +1,8 @@
-import type { BacktestSummary } from '@stratbox/client';
-import { useEffect, useState } from 'react';
+import type { BacktestSummary, StratboxClient } from '@stratbox/client';
 import { useClient } from '../session/session-context.js';
-import { describeError, type ErrorView } from '../ui/describe-error.js';
+import type { ErrorView } from '../ui/describe-error.js';
+import { type PagedLoad, startPagedLoad } from '../ui/paged-load.js';
+import { usePagedLoad } from '../ui/use-paged-load.js';
 
 export interface Candle {
   time: string;
@@ -24,45 +25,37 @@ export interface CandlesState {
 export const MAX_CANDLES = 100_000;
 const PAGE = 5000;
 
+type Range = Pick<BacktestSummary, 'timeframe' | 'startDate' | 'endDate'>;
+
+/** The `usePagedLoad` key of the candles one symbol of a run was tested on. */
+export const candlesKey = (backtest: Range, symbol: string) => `candles:${symbol}:${backtest.timeframe}:${backtest.startDate}:${backtest.endDate}`;
+
+/** Loads the candles of `symbol` over the run's range and timeframe from `GET /api/market-data/candles`, 5,000 a page, up to `MAX_CANDLES`. */
+export function loadCandles(client: StratboxClient, backtest: Range, symbol: string): PagedLoad<Candle, { source: string }> {
+  return startPagedLoad(
+    async (cursor, signal) => {
+      const query = {
+        symbol,
+        timeframe: backtest.timeframe,
+        startDate: backtest.startDate,
+        endDate: backtest.endDate,
+        limit: PAGE,
+        ...(cursor ? { cursor } : {}),
+      };
+      const page = await client.marketData.candles({ query }, { signal });
+      return { items: page.candles, nextCursor: page.nextCursor, meta: { source: page.source } };
+    },
+    { max: MAX_CANDLES },
+  );
+}
+
 /**
- * The candles a backtest used for one symbol, from `GET /api/market-data/candles` (the same
- * source and range as the run), a page of 5,000 at a time, shown as they arrive.
+ * The candles a backtest used for one symbol (the same source and range as the run), a page of
+ * 5,000 at a time, shown as they arrive. Opened at the run's address, the first symbol's load
+ * started as soon as the detail came (initial-data.ts).
  */
 export function useCandles(backtest: BacktestSummary, symbol: string): CandlesState {
   const client = useClient();
-  const [state, setState] = useState<CandlesState>({ candles: [], source: null, loading: true, error: null, truncated: false });
-
-  useEffect(() => {
-    const controller = new AbortController();
-    setState({ candles: [], source: null, loading: true, error: null, truncated: false });
-    (async () => {
-      let cursor: string | null = null;
-      let candles: Candle[] = [];
-      do {
-        const page = await client.marketData.candles(
-          {
-            query: {
-              symbol,
-              timeframe: backtest.timeframe,
-              startDate: backtest.startDate,
-              endDate: backtest.endDate,
-              limit: PAGE,
-              ...(cursor ? { cursor } : {}),
-            },
-          },
-          { signal: controller.signal },
-        );
-        candles = candles.concat(page.candles);
-        cursor = page.nextCursor;
-        const truncated = cursor !== null && candles.length >= MAX_CANDLES;
-        if (controller.signal.aborted) return;
-        setState({ candles, source: page.source, loading: cursor !== null && !truncated, error: null, truncated });
-        if (truncated) return;
-      } while (cursor);
-    })().catch((caught: unknown) => {
-      if (!controller.signal.aborted) setState((s) => ({ ...s, loading: false, error: describeError(caught) }));
-    });
-    return () => controller.abort();
-  }, [client, backtest.timeframe, backtest.startDate, backtest.endDate, symbol]);
-  return state;
+  const load = usePagedLoad(candlesKey(backtest, symbol), () => loadCandles(client, backtest, symbol));
+  return { candles: load.items, source: load.meta?.source ?? null, loading: load.loading, error: load.error, truncated: load.truncated };
 }
