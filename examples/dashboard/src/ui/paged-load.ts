@@ -1,3 +1,4 @@
+import { prime } from './primed.js';
 import { describeError, type ErrorView } from './describe-error.js';
 
 /** One page of a cursor-paged API answer: its items, the cursor of the next page (null on the last), and what else it says. */
@@ -70,27 +71,11 @@ export function startPagedLoad<T, M>(
   };
 }
 
-/** Loads started before their page rendered, by key: each is taken by the first `usePagedLoad` of its key. */
-const primed = new Map<string, PagedLoad<unknown, unknown>>();
-
 /**
  * Makes `load` the one the first `usePagedLoad(key, …)` takes (main.tsx primes the results of
  * the backtest the dashboard opened at, as soon as its detail is in). Replaces (and aborts) a
  * load primed under the same key and not taken yet.
  */
 export function primePagedLoad<T, M>(key: string, load: PagedLoad<T, M>): void {
-  primed.get(key)?.abort();
-  primed.set(key, load as PagedLoad<unknown, unknown>);
-}
-
-/** The load primed under `key`, left primed (what a first render shows). */
-export function peekPrimedLoad<T, M>(key: string): PagedLoad<T, M> | undefined {
-  return primed.get(key) as PagedLoad<T, M> | undefined;
-}
-
-/** The load primed under `key`, no longer primed: the caller owns it. */
-export function takePrimedLoad<T, M>(key: string): PagedLoad<T, M> | undefined {
-  const load = primed.get(key);
-  primed.delete(key);
-  return load as PagedLoad<T, M> | undefined;
+  prime<PagedLoad<T, M>>(key, load)?.abort();
 }

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, type ErrorView } from './describe-error.js';
+import { prime, takePrimed } from './primed.js';
 
 export interface AsyncState<T> {
   data: T | undefined;
@@ -11,9 +12,6 @@ export interface AsyncState<T> {
   setData(data: T): void;
 }
 
-/** Loads started before their page rendered, by key: each is taken by the first `useAsync` of its key. */
-const primed = new Map<string, Promise<unknown>>();
-
 /**
  * Starts the load of `key` before any component asks for it (main.tsx does, for the page of the
  * address, while the page's code is still on its way): the first `useAsync(key, …)` takes this
@@ -21,7 +19,7 @@ const primed = new Map<string, Promise<unknown>>();
  */
 export function primeAsync(key: string, load: Promise<unknown>): void {
   load.catch(() => undefined); // a failure is reported by the useAsync that takes it
-  primed.set(key, load);
+  prime(key, load);
 }
 
 /**
@@ -44,8 +42,7 @@ export function useAsync<T>(key: string, load: (signal: AbortSignal) => Promise<
   useEffect(() => {
     const controller = new AbortController();
     setState((previous) => ({ key, data: previous.key === key ? previous.data : undefined, error: null, loading: true }));
-    const early = primed.get(key) as Promise<T> | undefined;
-    primed.delete(key);
+    const early = takePrimed<Promise<T>>(key);
     (early ?? loadRef.current(controller.signal)).then(
       (data) => {
         if (!controller.signal.aborted) setState({ key, data, error: null, loading: false });

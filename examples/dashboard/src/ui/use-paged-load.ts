@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { type PagedLoad, type PagedLoadState, peekPrimedLoad, takePrimedLoad } from './paged-load.js';
+import type { PagedLoad, PagedLoadState } from './paged-load.js';
+import { peekPrimed, takePrimed } from './primed.js';
 
 const EMPTY: PagedLoadState<never, never> = { items: [], meta: null, loading: true, error: null, truncated: false };
 
@@ -11,14 +12,14 @@ const EMPTY: PagedLoadState<never, never> = { items: [], meta: null, loading: tr
 export function usePagedLoad<T, M>(key: string | null, start: () => PagedLoad<T, M>): PagedLoadState<T, M> {
   const [state, setState] = useState<{ key: string | null; value: PagedLoadState<T, M> }>(() => ({
     key,
-    value: (key === null ? undefined : peekPrimedLoad<T, M>(key)?.state()) ?? EMPTY,
+    value: (key === null ? undefined : peekPrimed<PagedLoad<T, M>>(key)?.state()) ?? EMPTY,
   }));
   const startRef = useRef(start);
   startRef.current = start;
 
   useEffect(() => {
     if (key === null) return;
-    const load = takePrimedLoad<T, M>(key) ?? startRef.current();
+    const load = takePrimed<PagedLoad<T, M>>(key) ?? startRef.current();
     setState({ key, value: load.state() });
     const unsubscribe = load.subscribe((value) => setState({ key, value }));
     return () => {
