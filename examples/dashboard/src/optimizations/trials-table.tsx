@@ -5,6 +5,7 @@ import { EmptyState } from '../ui/empty-state.js';
 import { formatNumber, formatPercent } from '../ui/format.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
+import { FoldSelect, foldCount } from './fold-select.js';
 import { objectiveLabel } from './optimization-form-values.js';
 
 type TrialSort = 'objective' | 'index';
@@ -25,14 +26,17 @@ function SortHeader({ sort, by, label, onSort }: { sort: TrialSort; by: TrialSor
 
 /**
  * Every trial, 50 a page: best first (feasible ones before the rest, as the API orders them) or
- * in search order. Loaded again when the optimization's status changes.
+ * in search order; with two validation folds or more, all of them or one fold's (the API filters).
+ * Loaded again when the optimization's status changes.
  */
 export function TrialsTable({ optimization }: { optimization: OptimizationDetail }) {
   const client = useClient();
   const [sort, setSort] = useState<TrialSort>('objective');
+  const [fold, setFold] = useState<number | null>(null);
   const id = optimization.id;
-  const list = usePagedList<OptimizationTrial>(`trials:${id}:${sort}:${optimization.status}`, async (cursor, signal) => {
-    const page = await client.optimizations.trials({ params: { id }, query: { sort, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }, { signal });
+  const list = usePagedList<OptimizationTrial>(`trials:${id}:${sort}:${fold}:${optimization.status}`, async (cursor, signal) => {
+    const query = { sort, limit: PAGE_SIZE, ...(fold !== null ? { fold } : {}), ...(cursor ? { cursor } : {}) };
+    const page = await client.optimizations.trials({ params: { id }, query }, { signal });
     return { items: page.trials, nextCursor: page.nextCursor };
   });
   const searched = Object.keys(optimization.searchSpace);
@@ -40,6 +44,7 @@ export function TrialsTable({ optimization }: { optimization: OptimizationDetail
   return (
     <section aria-labelledby="trials-title">
       <h2 id="trials-title">Trials</h2>
+      <FoldSelect folds={foldCount(optimization.validation)} fold={fold} onChange={setFold} />
       <PagedListView
         list={list}
         errorTitle="Could not load the trials"
@@ -50,8 +55,8 @@ export function TrialsTable({ optimization }: { optimization: OptimizationDetail
         <div className="table-wrap">
           <table className="trials-table">
             <caption>
-              {optimization.trialsDone.toLocaleString('en')} trial(s) stored, {list.items.length.toLocaleString('en')} shown,{' '}
-              {sort === 'objective' ? 'best first (feasible ones first)' : 'in search order'}
+              {optimization.trialsDone.toLocaleString('en')} trial(s) stored, {list.items.length.toLocaleString('en')} shown
+              {fold !== null ? ` (fold ${fold + 1})` : ''}, {sort === 'objective' ? 'best first (feasible ones first)' : 'in search order'}
             </caption>
             <thead>
               <tr>
