@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../harness/browser.js';
 import { type DashboardTab, openDashboardTab, screenshot, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
+import { SEED_RANGE } from '../harness/dashboard-seed.js';
 import { smaCrossStrategy } from '../harness/optimizations.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
@@ -140,6 +141,16 @@ describe('the dashboard’s optimizations', () => {
     await expect.poll(async () => rows.first().locator('th').textContent()).toBe('1');
     expect(await page.getByRole('columnheader', { name: '#' }).getAttribute('aria-sort')).toBe('ascending');
 
+    // one fold's trials, as the API filters them: 9 parameter sets of fold 1, then all 18 again
+    const foldSelect = page.getByLabel('Fold', { exact: true });
+    expect(await foldSelect.locator('option').allTextContents()).toEqual(['All', '1', '2']);
+    await foldSelect.selectOption({ label: '1' });
+    await expect.poll(() => rows.count()).toBe(9);
+    expect(await rows.locator('td:first-of-type').allTextContents()).toEqual(Array(9).fill('1'));
+    await expect(page.locator('.trials-table caption').textContent()).resolves.toMatch(/9 shown \(fold 1\)/);
+    await foldSelect.selectOption({ label: 'All' });
+    await expect.poll(() => rows.count()).toBe(18);
+
     await page.setViewportSize({ width: 1024, height: 768 });
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024);
     await shot(page, '6-results-laptop');
@@ -163,4 +174,52 @@ describe('the dashboard’s optimizations', () => {
     await shot(page, '7-list');
     expect(tab.errors).toEqual([]);
   });
+
+  it('cancels a running optimization after a confirmation, its progress stopped short of 100%', async () => {
+    // 40 × 15 = 600 trials of the slow strategy: still running when the user clicks
+    const created = await client.optimizations.create({
+      body: {
+        strategyId,
+        ...SEED_RANGE,
+        searchSpace: { fast: { min: 2, max: 41, step: 1 }, slow: { min: 50, max: 64, step: 1 } },
+      },
+    });
+    expect(created.trialsTotal).toBe(600);
+    await page.goto(`${service.baseUrl}/optimizations/${created.id}`);
+    const card = page.locator('section.card').filter({ has: page.getByRole('heading', { name: /Progress/ }) });
+    const bar = card.getByRole('progressbar', { name: 'Optimization progress' });
+    await expect.poll(async () => Number(await bar.getAttribute('aria-valuenow')), { timeout: 180_000, interval: 100 }).toBeGreaterThan(0);
+
+    await card.getByRole('button', { name: 'Cancel', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel this optimization?' });
+    await dialog.waitFor();
+    // focus moves into the dialog, onto its safe choice
+    expect(await dialog.getByRole('button', { name: 'Cancel', exact: true }).evaluate((button) => button === document.activeElement)).toBe(true);
+    await shot(page, '8-cancel-dialog');
+    await dialog.getByRole('button', { name: 'Cancel optimization' }).click();
+
+    await page.locator('h1 .badge-cancelled').waitFor({ timeout: 60_000 });
+    await card.locator('.badge-cancelled').waitFor({ timeout: 60_000 });
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await card.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0);
+    expect(Number(await bar.getAttribute('aria-valuenow'))).toBeLessThan(100);
+    expect(await card.locator('.progress-text').textContent()).toMatch(/ of 600 trials$/);
+
+    const detail = await client.optimizations.get({ params: { id: created.id } });
+    expect(detail.status).toBe('cancelled');
+    expect(detail.trialsDone).toBeGreaterThan(0);
+    expect(detail.trialsDone).toBeLessThan(detail.trialsTotal);
+    // the page says how many trials were kept, as the API counts them
+    await expect
+      .poll(
+        async () => {
+          const { trialsDone } = await client.optimizations.get({ params: { id: created.id } });
+          return (await page.getByText('This optimization was cancelled').textContent())?.includes(`its ${trialsDone.toLocaleString('en')} stored trial(s)`);
+        },
+        { timeout: 60_000, interval: 250 },
+      )
+      .toBe(true);
+    await shot(page, '9-cancelled');
+    expect(tab.errors).toEqual([]);
+  }, 300_000);
 });

@@ -76,6 +76,9 @@ export async function seedReviewedListing(seller: StratboxClient, buyer: Stratbo
   return { listingId };
 }
 
+/** The market and dates the seeded runs cover: BTC/USDT:USDT over January and February 2025 (hourly data in the fixtures). */
+export const SEED_RANGE = { symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-02-28' };
+
 /**
  * A completed grid optimization of `strategyId` (an SMA_CROSS): fast 5 or 10 by slow 20 or 30
  * over January and February 2025, with 2 walk-forward folds (8 trials).
@@ -84,9 +87,7 @@ export async function seedOptimization(client: StratboxClient, strategyId: strin
   const created = await client.optimizations.create({
     body: {
       strategyId,
-      symbols: ['BTC/USDT:USDT'],
-      startDate: '2025-01-01',
-      endDate: '2025-02-28',
+      ...SEED_RANGE,
       searchSpace: { fast: { values: [5, 10] }, slow: { values: [20, 30] } },
       validation: { kind: 'walk-forward', folds: 2, mode: 'rolling', inSampleFraction: 0.5 },
     },
