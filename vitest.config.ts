@@ -7,6 +7,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'tests/src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a condition; vitest's default gives it one second, which a loaded
+    // machine (CI saw load averages near 30) can miss. A poll ends as soon as its condition holds.
+    expect: { poll: { timeout: 30_000 } },
     pool: 'forks',
     // `pnpm coverage:engine`: coverage of the engine's typed modules (the guest runtime and the
     // shared model) by the tests that run them directly in the host; `pnpm test` enforces the floor.
