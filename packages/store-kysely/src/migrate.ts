@@ -8,7 +8,8 @@ export interface MigrateOptions {
   /**
    * PostgreSQL: the schema that holds Stratbox's tables. `db`'s connections must use it as
    * their `search_path` (as `createKyselyStore` sets up); Kysely's migration bookkeeping tables
-   * go there too.
+   * go there too. Default: the connection's `current_schema()` (the first existing schema of
+   * its search path, usually `public`).
    */
   schema?: string;
 }
@@ -22,15 +23,31 @@ export interface MigrateOptions {
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions): Promise<void> {
   if (options.dialect !== 'postgres') return migrate(db, options);
-  const key = `stratbox-migrations:${options.schema ?? 'public'}`;
   await db.connection().execute(async (connection) => {
+    // Always name the schema: without it, Kysely's migrator takes the bookkeeping tables of any
+    // other schema in the database (another Stratbox, a test run's) for its own, skips creating
+    // them here and then fails on `kysely_migration_lock` (issue #28).
+    const schema = options.schema ?? (await currentSchema(connection));
+    const key = `stratbox-migrations:${schema}`;
     await sql`select pg_advisory_lock(hashtext(${key}))`.execute(connection);
     try {
-      await migrate(connection, options);
+      await migrate(connection, { ...options, schema });
     } finally {
       await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(connection);
     }
   });
+}
+
+/** The schema unqualified names are created in: the first existing schema of the search path. */
+async function currentSchema(db: Kysely<any>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) {
+    throw new Error(
+      'Stratbox store migration failed: the connection\'s search_path names no existing schema; create one, or give the store a `schema`',
+    );
+  }
+  return schema;
 }
 
 async function migrate(db: Kysely<any>, options: MigrateOptions): Promise<void> {

@@ -156,4 +156,53 @@ describePostgres('kysely postgres', () => {
       await Promise.all(again.map((s) => s.close()));
     }
   });
+
+  it('runs beside another Stratbox of the same database: a store on the default schema migrates while another schema holds the tables', async () => {
+    // An empty database of its own, so its `public` schema starts empty as on a fresh machine.
+    const database = `stratbox_test_db_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create database ${quoteIdentifier(database)}`);
+    const dbUrl = new URL(url);
+    dbUrl.pathname = `/${database}`;
+    const stores: Array<{ close(): Promise<void> }> = [];
+    try {
+      const other = await createKyselyStore({ dialect: 'postgres', connectionString: dbUrl.toString(), schema: 'other_stratbox' });
+      stores.push(other);
+      const byDefault = await createKyselyStore({ dialect: 'postgres', connectionString: dbUrl.toString() });
+      stores.push(byDefault);
+      // The search path given by libpq's options names the schema too.
+      const viaOptions = new URL(dbUrl);
+      const pathClient = new pg.Client({ connectionString: dbUrl.toString() });
+      await pathClient.connect();
+      await pathClient.query('create schema third_stratbox');
+      await pathClient.end();
+      viaOptions.searchParams.set('options', '-csearch_path=third_stratbox');
+      const bySearchPath = await createKyselyStore({ dialect: 'postgres', connectionString: viaOptions.toString() });
+      stores.push(bySearchPath);
+
+      await other.users.insert({ id: 'usr_other', name: 'Other', createdAt: '2026-01-02T03:04:05.000Z' });
+      await byDefault.users.insert({ id: 'usr_public', name: 'Public', createdAt: '2026-01-02T03:04:05.000Z' });
+      await bySearchPath.users.insert({ id: 'usr_third', name: 'Third', createdAt: '2026-01-02T03:04:05.000Z' });
+      expect(await byDefault.users.findById('usr_other')).toBeNull();
+      expect(await byDefault.users.findById('usr_public')).toMatchObject({ name: 'Public' });
+      expect(await other.users.findById('usr_public')).toBeNull();
+      expect(await bySearchPath.users.findById('usr_third')).toMatchObject({ name: 'Third' });
+
+      const client = new pg.Client({ connectionString: dbUrl.toString() });
+      await client.connect();
+      try {
+        const bookkeeping = await client.query<{ table_schema: string }>(
+          "select table_schema from information_schema.tables where table_name = 'kysely_migration_lock' order by table_schema",
+        );
+        expect(bookkeeping.rows.map((r) => r.table_schema)).toEqual(['other_stratbox', 'public', 'third_stratbox']);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      for (const store of stores) await store.close();
+      await admin.query(`drop database if exists ${quoteIdentifier(database)} with (force)`);
+      await admin.end();
+    }
+  });
 });
