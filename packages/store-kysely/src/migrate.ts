@@ -43,9 +43,7 @@ async function currentSchema(db: Kysely<any>): Promise<string> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (!schema) {
-    throw new Error(
-      'Stratbox store migration failed: the connection\'s search_path names no existing schema; create one, or give the store a `schema`',
-    );
+    throw new Error("Stratbox store migration failed: the connection's search_path names no existing schema; create one, or give the store a `schema`");
   }
   return schema;
 }
