@@ -1,5 +1,5 @@
 import { EXIT_REASONS, R_END, R_LIQUIDATION, R_STOP_LOSS, R_TAKE_PROFIT, R_TRAILING_STOP, STATE_FIELDS, TRADE_FIELDS } from '../model/codes.js';
-import { limitFillPrice, stopFillPrice } from '../model/fill-prices.js';
+import { newExitFill, positionExit } from '../model/exit-decision.js';
 import {
   type Account,
   applyFill,
@@ -64,6 +64,10 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
   const positions: Position[] = [];
   for (let s = 0; s < nSym; s++) positions.push(newPosition());
   const closed: ClosedPart = newClosedPart();
+  /* The models the shared exit decision takes, and where it writes a stop's or take-profit's fill. */
+  const fillModel = { slippage: slip };
+  const feeModel = { maker, taker };
+  const exitFill = newExitFill();
 
   const sl = new F64(nSym).fill(NAN);
   const tp = new F64(nSym).fill(NAN);
@@ -257,19 +261,10 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
       }
     }
     const tpPx = allowTP && tpTime[s]! < t ? tp[s]! : NAN;
-    const lq = liq[s]!;
-    const stopFill = stopPx === stopPx ? stopFillPrice(-dir, o, h, l, stopPx, slip) : NAN;
-    if (stopFill === stopFill) {
-      if (q > 0 ? stopFill <= lq : stopFill >= lq) liquidateAt(s, t);
-      else closeAt(s, stopFill, taker, t, reason);
-      return;
-    }
-    if (q > 0 ? l <= lq : h >= lq) {
-      liquidateAt(s, t);
-      return;
-    }
-    const tpFill = tpPx === tpPx ? limitFillPrice(-dir, o, h, l, tpPx) : NAN;
-    if (tpFill === tpFill) closeAt(s, tpFill, maker, t, R_TAKE_PROFIT);
+    const exit = positionExit(dir, o, h, l, stopPx, tpPx, liq[s]!, fillModel, feeModel, exitFill);
+    if (exit === R_LIQUIDATION) liquidateAt(s, t);
+    else if (exit === R_STOP_LOSS) closeAt(s, exitFill.px, exitFill.feeRate, t, reason);
+    else if (exit === R_TAKE_PROFIT) closeAt(s, exitFill.px, exitFill.feeRate, t, R_TAKE_PROFIT);
   }
 
   /** After a candle that did not close the position: its high (long) or low (short) moves a trailing stop for later candles. */

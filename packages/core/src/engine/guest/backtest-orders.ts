@@ -1,6 +1,7 @@
-import { EXIT_REASONS, LIMIT, MARKET, MAX_OPEN_ORDERS } from '../model/codes.js';
-import { limitFillPrice, marketFillPrice, stopFillPrice } from '../model/fill-prices.js';
+import { EXIT_REASONS, MAX_OPEN_ORDERS } from '../model/codes.js';
+import { createCandleMatcher } from '../model/matcher.js';
 import { marginRefusal } from '../model/position.js';
+import { NOTHING_TO_REDUCE, reduceOnlyQuantity } from '../model/reduce-only.js';
 import type { BacktestAccount } from './backtest-account.js';
 import { abs, freeze, INF, NAN, NEG_INF } from './intrinsics.js';
 import { marketOrderArgs, newOrderArgs, type OrderArgs, readOrderArgs } from './order-args.js';
@@ -36,9 +37,9 @@ export interface OrderSnapshot {
 }
 
 /**
- * The pending orders of a backtest and how each candle fills them (docs/backtest-model.md,
- * "What happens on each candle"): market orders at the open, then the position's exits, then
- * limit and stop orders in the order they were placed.
+ * The pending orders of a backtest: placing, cancelling and listing them, and executing the
+ * fills that the shared matcher (engine/model/matcher.ts) decides on each candle: market orders
+ * at the open, then the position's exits, then limit and stop orders in the order they were placed.
  */
 export function createBacktestOrders(
   cfg: { symbols: string[]; allowShort: boolean; leverage: number; slippage: number; maker: number; taker: number },
@@ -51,7 +52,7 @@ export function createBacktestOrders(
   const { allowShort, leverage: lev, slippage: slip, maker, taker } = cfg;
   const { positions, trailBest, open, exBelow, exAbove, wakeAt, nextFunding } = book;
   /* The account's functions, read once: a property of `book` is a lookup on every use in QuickJS. */
-  const { account, equity: equityNow, fill, checkExits, ratchet, attachExits } = book;
+  const { account, equity: equityNow, fill, attachExits } = book;
   /**
    * Pending orders per symbol, in time order; while a symbol has any, the candle loop wakes for
    * it on every candle: `add` sets `book.wakeAt[s]` to -Infinity, and taking the last one sets it
@@ -101,7 +102,10 @@ export function createBacktestOrders(
     return o.id;
   }
 
-  /** Removes list[j] (pending orders of symbol s), keeping the others in time order. */
+  /**
+   * Removes list[j] (pending orders of symbol s), keeping the others in time order, and recycles
+   * it: its fields stay as they are until the next order is placed, which no fill or event does.
+   */
   function take(list: PendingOrder[], j: number, s: number): PendingOrder {
     const o = list[j]!;
     const last = list.length - 1;
@@ -109,6 +113,7 @@ export function createBacktestOrders(
     list.length = last;
     pendingTotal--;
     if (last === 0) wakeAt[s] = nextFunding[s]!;
+    freeOrders[freeCount++] = o; // recycle(o), without the call: every fill passes here.
     return o;
   }
 
@@ -135,8 +140,8 @@ export function createBacktestOrders(
     } else q = o.quantity;
     if (!(q > 0 && q < INF)) return reject(o, 'rejected', `order quantity is not positive: equity is ${equityNow()}`);
     if (o.reduceOnly) {
-      if (cur === 0 || cur > 0 === o.side > 0) return reject(o, 'cancelled', 'reduce-only order has no position to reduce');
-      if (q > a) q = a;
+      q = reduceOnlyQuantity(cur, o.side, q);
+      if (q === 0) return reject(o, 'cancelled', NOTHING_TO_REDUCE);
     }
     if (!allowShort && o.side < 0) {
       if (cur <= 0) return reject(o, 'rejected', 'SPOT markets cannot be sold short');
@@ -153,44 +158,11 @@ export function createBacktestOrders(
   }
 
   /** Everything that happens to symbol s's orders and position from the previous close to this candle's close. */
-  function processBar(s: number, t: number, o: number, h: number, l: number): void {
-    let list = pending[s]!;
-    if (list.length !== 0) {
-      for (let j = 0; j < list.length; ) {
-        const ord = list[j]!;
-        if (ord.type === MARKET && ord.time < t) {
-          take(list, j, s);
-          const side = ord.closeAll ? (positions[s]!.qty > 0 ? -1 : 1) : ord.side;
-          ord.side = side;
-          execute(ord, marketFillPrice(side, o, slip), taker, t);
-          freeOrders[freeCount++] = ord; // recycle(ord), without the call: every market fill passes here.
-        } else j++;
-      }
-    }
-    // The position's exits, only when the candle reaches one of their levels (as the candle loop tests): below them checkExits does nothing.
-    if (open[s] !== 0 && (l <= exBelow[s]! || h >= exAbove[s]!)) checkExits(s, t, o, h, l, true);
-    list = pending[s]!;
-    if (list.length !== 0) {
-      for (let j = 0; j < list.length; ) {
-        const ord = list[j]!;
-        if (ord.type === MARKET || ord.time >= t) {
-          j++;
-          continue;
-        }
-        const limit = ord.type === LIMIT;
-        const px = limit ? limitFillPrice(ord.side, o, h, l, ord.price) : stopFillPrice(ord.side, o, h, l, ord.price, slip);
-        if (px === px) {
-          take(list, j, s);
-          const before = positions[s]!.qty;
-          execute(ord, px, limit ? maker : taker, t);
-          recycle(ord);
-          const after = positions[s]!.qty;
-          if (after !== 0 && (before === 0 || after > 0 !== before > 0 || abs(after) > abs(before))) checkExits(s, t, px, h, l, false);
-        } else j++;
-      }
-    }
-    if (trailBest[s] === trailBest[s]) ratchet(s, t, h, l);
-  }
+  const processBar = createCandleMatcher<PendingOrder>(
+    { pending, positions, open, exBelow, exAbove, trailBest, take, execute, checkExits: book.checkExits, ratchet: book.ratchet },
+    { slippage: slip },
+    { maker, taker },
+  );
 
   function snapshot(o: PendingOrder): OrderSnapshot {
     const q = positions[o.s]!.qty;
@@ -233,9 +205,7 @@ export function createBacktestOrders(
         const list = pending[s]!;
         for (let j = 0; j < list.length; j++) {
           if (list[j]!.id === id) {
-            const o = take(list, j, s);
-            reject(o, 'cancelled', 'cancelled by the strategy');
-            recycle(o);
+            reject(take(list, j, s), 'cancelled', 'cancelled by the strategy');
             return true;
           }
         }
