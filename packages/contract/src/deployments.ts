@@ -3,17 +3,110 @@ import { MarketSymbol, NextCursor, PageQuery, ParamMap, Timestamp, queryInteger 
 import { RunError } from './backtests.js';
 import { CredentialId, DeploymentId, ListingId, OrderId, StrategyId } from './ids.js';
 
-export const DeploymentStatus = z.enum(['starting', 'running', 'stopping', 'stopped', 'failed']);
+/**
+ * `halted`: a risk limit was breached or reconciliation found the account differs from what the
+ * deployment's own fills explain. It places no new entries; it still counts as active (holds its
+ * live bot slot and its symbols) until its owner stops or restarts it.
+ */
+export const DeploymentStatus = z.enum(['starting', 'running', 'halted', 'stopping', 'stopped', 'failed']);
 export type DeploymentStatus = z.infer<typeof DeploymentStatus>;
 /** Statuses in which a deployment counts as active (holds a live bot slot, blocks strategy deletion). */
-export const ACTIVE_DEPLOYMENT_STATUSES = ['starting', 'running', 'stopping'] as const satisfies readonly DeploymentStatus[];
+export const ACTIVE_DEPLOYMENT_STATUSES = ['starting', 'running', 'halted', 'stopping'] as const satisfies readonly DeploymentStatus[];
+
+/**
+ * Risk limits of one deployment, each optional. A breach moves it to `halted`: entry orders are
+ * cancelled, and the position is closed (`onBreach: 'close'`, the default) or kept (`'keep'`).
+ */
+export const RiskLimits = z.strictObject({
+  maxDrawdown: z
+    .number()
+    .gt(0)
+    .lt(1)
+    .optional()
+    .meta({ description: 'Halt when equity falls this fraction below its peak since the deployment started (0.2 = 20 %)' }),
+  dailyLossLimit: z.number().gt(0).lt(1).optional().meta({ description: "Halt when equity falls this fraction below the day's starting equity (UTC day)" }),
+  maxPositionNotional: z
+    .number()
+    .positive()
+    .optional()
+    .meta({ description: 'Largest position per symbol, as quantity x price in the settle currency; an entry that would pass it is refused' }),
+  maxOrdersPerMinute: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .meta({ description: 'Halt when the strategy asks for more orders than this within a minute' }),
+  onBreach: z
+    .enum(['close', 'keep'])
+    .default('close')
+    .meta({ description: "On a breach: close the position with a market order ('close') or leave it ('keep')" }),
+});
+export type RiskLimits = z.output<typeof RiskLimits>;
+
+/** The limit (or check) a halted deployment breached. */
+export const HaltReason = z.enum(['maxDrawdown', 'dailyLossLimit', 'maxPositionNotional', 'maxOrdersPerMinute', 'positionMismatch']);
+export type HaltReason = z.infer<typeof HaltReason>;
+
+/** Why and when a deployment was halted, with the figures. */
+export const DeploymentHalt = z.object({
+  reason: HaltReason,
+  message: z.string(),
+  value: z.number().nullable().meta({ description: 'The measured figure (a drawdown fraction, a notional, orders per minute); null when not a number' }),
+  limit: z.number().nullable().meta({ description: 'The configured limit it passed; null for a reconciliation halt' }),
+  at: Timestamp,
+});
+export type DeploymentHalt = z.infer<typeof DeploymentHalt>;
+
+/** One pre-flight check of the exchange account, run before a deployment starts or resumes. */
+export const PreflightCheck = z.object({
+  name: z.string().meta({ example: 'authentication' }),
+  ok: z.boolean(),
+  message: z.string(),
+});
+/** What the pre-flight checks found the last time they ran. */
+export const PreflightReport = z.object({
+  ok: z.boolean(),
+  checkedAt: Timestamp,
+  clockOffsetMs: z.number().nullable().meta({ description: "The exchange's clock minus ours, in ms, when measured" }),
+  checks: z.array(PreflightCheck),
+});
+export type PreflightReport = z.infer<typeof PreflightReport>;
+
+/** A difference between the store and the exchange that reconciliation found. */
+export const ReconciliationMismatch = z.object({
+  kind: z.enum(['unknown_order', 'missing_order', 'unknown_outcome', 'position', 'balance', 'fill']),
+  symbol: z.string().nullable(),
+  orderId: z.string().nullable(),
+  message: z.string(),
+  at: Timestamp,
+});
+/** The state of a deployment's continuous reconciliation with its exchange account. */
+export const ReconciliationReport = z.object({
+  lastRunAt: Timestamp.nullable(),
+  runs: z.number().int(),
+  /** The most recent mismatches, newest last (at most 20). */
+  mismatches: z.array(ReconciliationMismatch),
+  stream: z
+    .enum(['connected', 'polling', 'none'])
+    .meta({ description: 'How order updates arrive: a private stream, REST polling while the stream is down, or REST only' }),
+});
+export type ReconciliationReport = z.infer<typeof ReconciliationReport>;
 
 export const CreateDeploymentBody = z.strictObject({
   strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
   credentialId: CredentialId,
   symbols: z.array(MarketSymbol).min(1).max(20),
   params: ParamMap.default({}),
+  risk: RiskLimits.optional().meta({ description: 'Risk limits; none by default' }),
 });
+
+/** `POST /api/deployments/:id/restart`: optionally new risk limits (omit to keep the current ones, `null` to remove them). */
+export const RestartDeploymentBody = z
+  .strictObject({
+    risk: RiskLimits.nullable().optional(),
+  })
+  .optional();
 
 export const Deployment = z.object({
   id: DeploymentId,
@@ -28,6 +121,10 @@ export const Deployment = z.object({
   updatedAt: Timestamp,
   startedAt: Timestamp.nullable(),
   stoppedAt: Timestamp.nullable(),
+  risk: RiskLimits.nullable().meta({ description: 'The risk limits in force; null when none' }),
+  halt: DeploymentHalt.nullable().meta({ description: 'When `halted`: which limit was breached, the figures, and when' }),
+  preflight: PreflightReport.nullable().meta({ description: 'The last pre-flight checks; null before they first ran' }),
+  reconciliation: ReconciliationReport.nullable().meta({ description: 'Continuous reconciliation with the exchange; null before it first ran' }),
 });
 export type Deployment = z.infer<typeof Deployment>;
 

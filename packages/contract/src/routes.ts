@@ -175,8 +175,8 @@ export const routes = {
     params: deploymentParams, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND', 'CONFLICT'],
   }),
   'deployments.restart': defineRoute({
-    method: 'POST', path: '/api/deployments/:id/restart', summary: 'Restart the deployment',
-    params: deploymentParams, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND', 'CONFLICT', 'PLAN_LIMIT_EXCEEDED'],
+    method: 'POST', path: '/api/deployments/:id/restart', summary: 'Restart the deployment (also a halted one), optionally with new risk limits',
+    params: deploymentParams, body: D.RestartDeploymentBody, successStatus: 200, response: D.Deployment, errors: ['NOT_FOUND', 'CONFLICT', 'PLAN_LIMIT_EXCEEDED'],
   }),
   'deployments.delete': defineRoute({
     method: 'DELETE', path: '/api/deployments/:id', summary: 'Stop the deployment if running, then remove it',
@@ -320,7 +320,7 @@ type Output<T> = T extends z.ZodType ? z.output<T> : never;
 /** What a caller sends for a route: `params`, `query`, `body`, each present only if the route has it. */
 export type RouteInput<K extends RouteKey> = (Routes[K] extends { params: infer P } ? { params: Input<P> } : {}) &
   (Routes[K] extends { query: infer Q } ? { query?: Input<Q> } : {}) &
-  (Routes[K] extends { body: infer B } ? { body: Input<B> } : {});
+  (Routes[K] extends { body: infer B } ? (undefined extends Input<B> ? { body?: Input<B> } : { body: Input<B> }) : {});
 
 /** What a route's handler receives after validation. */
 export type RouteParsedInput<K extends RouteKey> = {

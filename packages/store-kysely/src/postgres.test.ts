@@ -148,6 +148,7 @@ describePostgres('kysely postgres', () => {
           { name: '0009-funding-rates' },
           { name: '0010-backtest-logs' },
           { name: '0011-optimizations' },
+          { name: '0012-deployment-safety' },
         ]);
       } finally {
         await client.end();

@@ -105,6 +105,14 @@ export interface DeploymentsTable {
   lease_owner: ColumnType<string | null, string | null | undefined, string | null>;
   /** ISO-8601 expiry of the lease (migration 0006), or null. */
   lease_until: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the risk limits (migration 0012), or null. */
+  risk: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the halt (migration 0012), or null. */
+  halt: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the last pre-flight report (migration 0012), or null. */
+  preflight: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the reconciliation state (migration 0012), or null. */
+  reconciliation: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BacktestsTable {

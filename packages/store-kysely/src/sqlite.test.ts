@@ -74,6 +74,7 @@ describe('kysely sqlite file', () => {
       '0009-funding-rates',
       '0010-backtest-logs',
       '0011-optimizations',
+      '0012-deployment-safety',
     ]);
     await first.close();
 

@@ -75,7 +75,7 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'deployments.get': ({ userId, params }) => services.deployments.get(userId, params.id),
     'deployments.create': ({ userId, body }) => services.deployments.create(userId, body),
     'deployments.stop': ({ userId, params }) => services.deployments.stop(userId, params.id),
-    'deployments.restart': ({ userId, params }) => services.deployments.restart(userId, params.id),
+    'deployments.restart': ({ userId, params, body }) => services.deployments.restart(userId, params.id, body),
     'deployments.delete': ({ userId, params }) => services.deployments.delete(userId, params.id),
     'deployments.logs': async ({ userId, params, query, setHeader }) => {
       const page = await services.deployments.logPage(userId, params.id, query);

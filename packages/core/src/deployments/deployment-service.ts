@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ACTIVE_DEPLOYMENT_STATUSES, CreateDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
+import { ACTIVE_DEPLOYMENT_STATUSES, CreateDeploymentBody, RestartDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
 import type { StrategyRunner } from '../ports/strategy-runner.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from '../backtests/strategy-runner-dep.js';
 import type { CredentialService } from '../credentials/credential-service.js';
@@ -86,7 +86,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     const time = clock.now().toISOString();
     if (record.status === 'stopped') return record;
     if (record.status !== 'stopping') {
-      const stopping = await store.deployments.transition(record.id, ['starting', 'running', 'failed'], { status: 'stopping', updatedAt: time });
+      const stopping = await store.deployments.transition(record.id, ['starting', 'running', 'halted', 'failed'], { status: 'stopping', updatedAt: time });
       if (!stopping) {
         // Someone else moved it first: act on what it is now.
         const now = await load(record.userId, record.id);
@@ -151,6 +151,10 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         updatedAt: time,
         startedAt: null,
         stoppedAt: null,
+        risk: body.risk ?? null,
+        halt: null,
+        preflight: null,
+        reconciliation: null,
       };
       await store.transaction(async (tx) => {
         // Lock the user (the live bot limit is per user, so creates on other credentials wait too),
@@ -253,21 +257,34 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       return toDeploymentView(await stopRecord(await load(userId, id)));
     },
 
-    /** Restarts a running, stopped or failed deployment through `starting`. A stopped or failed one needs a free live bot slot. */
-    async restart(userId: string, id: string) {
+    /**
+     * Restarts a running, halted, stopped or failed deployment through `starting` (its halt is
+     * cleared). `risk` replaces its risk limits (`null` removes them; absent keeps them). A
+     * stopped or failed one needs a free live bot slot.
+     */
+    async restart(userId: string, id: string, input?: z.input<typeof RestartDeploymentBody>) {
+      const body = parseInput(RestartDeploymentBody, input, 'body');
       const record = await load(userId, id);
       if (record.status === 'stopping' || record.status === 'starting') {
         throw new StratboxError('CONFLICT', `Deployment ${id} is ${record.status}; restart it once that has finished`);
       }
       const time = clock.now().toISOString();
       const restarted = await store.transaction(async (tx) => {
-        if (record.status !== 'running') {
+        if (record.status !== 'running' && record.status !== 'halted') {
           await tx.users.lock(userId);
           await tx.credentials.findById(userId, record.credentialId, { forUpdate: true });
           await deps.assertDeploymentSlot(userId, tx);
           await assertSymbolsFree(tx, userId, record.credentialId, record.symbols, id);
         }
-        return tx.deployments.transition(id, [record.status], { status: 'starting', error: null, stoppedAt: null, startedAt: null, updatedAt: time });
+        return tx.deployments.transition(id, [record.status], {
+          status: 'starting',
+          error: null,
+          halt: null,
+          ...(body?.risk === undefined ? {} : { risk: body.risk }),
+          stoppedAt: null,
+          startedAt: null,
+          updatedAt: time,
+        });
       });
       if (!restarted) {
         const now = await load(userId, id);

@@ -17,6 +17,10 @@ export function toDeploymentView(d: DeploymentRecord): Deployment {
     updatedAt: d.updatedAt,
     startedAt: d.startedAt,
     stoppedAt: d.stoppedAt,
+    risk: d.risk ?? null,
+    halt: d.halt ?? null,
+    preflight: d.preflight ?? null,
+    reconciliation: d.reconciliation ?? null,
   };
 }
 

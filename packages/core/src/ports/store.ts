@@ -1,4 +1,4 @@
-import type { BacktestStatus, DeploymentStatus } from '@stratbox/contract';
+import type { BacktestStatus, DeploymentHalt, DeploymentStatus, PreflightReport, ReconciliationReport, RiskLimits } from '@stratbox/contract';
 import type { SealedSecret } from './secret-box.js';
 import type {
   BillingCustomerRepository,
@@ -92,6 +92,19 @@ export interface DeploymentRecord {
   updatedAt: string;
   startedAt: string | null;
   stoppedAt: string | null;
+  /*
+   * The fields below were added with live-trading safety (issue #24). A Store returns them on
+   * every record it reads (null when unset); they are optional here so that records written by
+   * hand, and Stores written before them, still type-check.
+   */
+  /** Risk limits in force, or null for none. */
+  risk?: RiskLimits | null;
+  /** Set when the deployment was halted (a breach or a reconciliation mismatch); cleared on restart. */
+  halt?: DeploymentHalt | null;
+  /** The last pre-flight checks' result. */
+  preflight?: PreflightReport | null;
+  /** The state of continuous reconciliation. */
+  reconciliation?: ReconciliationReport | null;
 }
 
 export interface BacktestRecord {
@@ -228,7 +241,9 @@ export interface StrategyRepository {
 }
 
 /** Fields the deployment service and supervisor may change on a deployment. */
-export type DeploymentPatch = Partial<Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt'>>;
+export type DeploymentPatch = Partial<
+  Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt' | 'risk' | 'halt' | 'preflight' | 'reconciliation'>
+>;
 
 /** Narrows the active deployments counted or listed to one strategy and/or one credential. */
 export interface ActiveDeploymentFilter {
@@ -241,7 +256,7 @@ export interface DeploymentRepository {
   insert(deployment: DeploymentRecord): Promise<void>;
   findById(userId: string, id: string): Promise<DeploymentRecord | null>;
   list(userId: string, page: PageRequest): Promise<DeploymentRecord[]>;
-  /** Number of the user's deployments in an active status (starting, running, stopping), optionally of one strategy or credential. */
+  /** Number of the user's deployments in an active status (starting, running, halted, stopping), optionally of one strategy or credential. */
   countActive(userId: string, filter?: ActiveDeploymentFilter): Promise<number>;
   /** The same deployments as `countActive`, newest first (a user has few: the plan's live bot limit). */
   listActive(userId: string, filter?: ActiveDeploymentFilter): Promise<DeploymentRecord[]>;

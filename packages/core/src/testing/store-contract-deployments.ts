@@ -24,6 +24,10 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     updatedAt: at(0),
     startedAt: null,
     stoppedAt: null,
+    risk: null,
+    halt: null,
+    preflight: null,
+    reconciliation: null,
     ...overrides,
   };
 }
@@ -78,6 +82,43 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       expect(failed).toMatchObject({ status: 'failed', error: { code: 'STRATEGY_ERROR', message: 'boom' }, stoppedAt: at(6), startedAt: at(5) });
       expect(await store.deployments.findById(userId, d.id)).toEqual(failed);
       expect(await store.deployments.transition(uid('dep'), ['starting'], { status: 'running' })).toBeNull();
+    });
+
+    it('keeps risk limits, a halt, the pre-flight report and the reconciliation state, and patches and clears them', async () => {
+      const { store, userId } = context();
+      const risk = { maxDrawdown: 0.2, dailyLossLimit: 0.05, maxPositionNotional: 1000, maxOrdersPerMinute: 30, onBreach: 'close' as const };
+      const d = deployment(userId, { status: 'running', risk });
+      await store.deployments.insert(d);
+      expect(await store.deployments.findById(userId, d.id)).toEqual(d);
+      const halt = { reason: 'maxDrawdown' as const, message: 'Equity fell 21 % below its peak', value: 0.21, limit: 0.2, at: at(7) };
+      const preflight = {
+        ok: true,
+        checkedAt: at(1),
+        clockOffsetMs: -12,
+        checks: [{ name: 'authentication', ok: true, message: 'The key authenticates and may trade' }],
+      };
+      const reconciliation = {
+        lastRunAt: at(8),
+        runs: 3,
+        mismatches: [{ kind: 'position' as const, symbol: 'BTC/USDT:USDT', orderId: null, message: 'Long 0.5 on the exchange, 0.2 from fills', at: at(8) }],
+        stream: 'polling' as const,
+      };
+      const halted = await store.deployments.transition(d.id, ['running'], { status: 'halted', halt, preflight, reconciliation, updatedAt: at(7) });
+      expect(halted).toEqual({ ...d, status: 'halted', halt, preflight, reconciliation, updatedAt: at(7) });
+      expect(await store.deployments.findById(userId, d.id)).toEqual(halted);
+      const restarted = await store.deployments.update(d.id, { status: 'starting', halt: null, risk: null });
+      expect(restarted).toEqual({ ...halted, status: 'starting', halt: null, risk: null });
+      expect(await store.deployments.countActive(userId)).toBeGreaterThanOrEqual(1);
+    });
+
+    it('counts a halted deployment as active', async () => {
+      const { store, otherUserId } = context();
+      const before = await store.deployments.countActive(otherUserId);
+      const d = deployment(otherUserId, { status: 'halted' });
+      await store.deployments.insert(d);
+      expect(await store.deployments.countActive(otherUserId)).toBe(before + 1);
+      expect((await store.deployments.listActive(otherUserId)).map((x) => x.id)).toContain(d.id);
+      await store.deployments.delete(otherUserId, d.id);
     });
 
     it('of concurrent transitions from one status exactly one wins', async () => {

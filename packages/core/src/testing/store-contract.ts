@@ -69,6 +69,10 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     updatedAt: at(1),
     startedAt: at(1),
     stoppedAt: null,
+    risk: null,
+    halt: null,
+    preflight: null,
+    reconciliation: null,
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import { backtestTradesMigration } from './0008-backtest-trades.js';
 import { fundingRatesMigration } from './0009-funding-rates.js';
 import { backtestLogsMigration } from './0010-backtest-logs.js';
 import { optimizationsMigration } from './0011-optimizations.js';
+import { deploymentSafetyMigration } from './0012-deployment-safety.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -31,6 +32,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0009-funding-rates': fundingRatesMigration(dialect),
         '0010-backtest-logs': backtestLogsMigration(dialect),
         '0011-optimizations': optimizationsMigration(dialect),
+        '0012-deployment-safety': deploymentSafetyMigration(dialect),
       };
     },
   };

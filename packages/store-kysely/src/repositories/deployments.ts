@@ -29,8 +29,16 @@ function toRow(d: DeploymentRecord): Insertable<DeploymentsTable> {
     updated_at: d.updatedAt,
     started_at: d.startedAt,
     stopped_at: d.stoppedAt,
+    risk: json(d.risk),
+    halt: json(d.halt),
+    preflight: json(d.preflight),
+    reconciliation: json(d.reconciliation),
   };
 }
+
+/** A JSON column's text: null (or absent) stays null. */
+const json = (value: object | null | undefined): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
+const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
 function toDeployment(row: Selectable<DeploymentsTable>): DeploymentRecord {
   return {
@@ -47,6 +55,10 @@ function toDeployment(row: Selectable<DeploymentsTable>): DeploymentRecord {
     updatedAt: row.updated_at,
     startedAt: row.started_at,
     stoppedAt: row.stopped_at,
+    risk: parsed<NonNullable<DeploymentRecord['risk']>>(row.risk),
+    halt: parsed<NonNullable<DeploymentRecord['halt']>>(row.halt),
+    preflight: parsed<NonNullable<DeploymentRecord['preflight']>>(row.preflight),
+    reconciliation: parsed<NonNullable<DeploymentRecord['reconciliation']>>(row.reconciliation),
   };
 }
 
@@ -57,10 +69,14 @@ function toUpdate(patch: DeploymentPatch): Updateable<DeploymentsTable> {
   if (patch.updatedAt !== undefined) set.updated_at = patch.updatedAt;
   if (patch.startedAt !== undefined) set.started_at = patch.startedAt;
   if (patch.stoppedAt !== undefined) set.stopped_at = patch.stoppedAt;
+  if (patch.risk !== undefined) set.risk = json(patch.risk);
+  if (patch.halt !== undefined) set.halt = json(patch.halt);
+  if (patch.preflight !== undefined) set.preflight = json(patch.preflight);
+  if (patch.reconciliation !== undefined) set.reconciliation = json(patch.reconciliation);
   return set;
 }
 
-/** Deployments of strategies to exchanges; symbols, params and error are stored as JSON text. */
+/** Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight and reconciliation are stored as JSON text. */
 export function createDeploymentRepository({ db }: QueryContext): DeploymentRepository {
   /** The user's deployments in an active status, narrowed by `filter`. */
   const active = (userId: string, filter: ActiveDeploymentFilter) => {

@@ -1,0 +1,33 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { DialectName } from '../dialect-name.js';
+
+/**
+ * Live-trading safety on `deployments`: four nullable JSON text columns, `risk` (the limits in
+ * force), `halt` (why and when it was halted), `preflight` (the last pre-flight report) and
+ * `reconciliation` (the state of continuous reconciliation). Existing deployments read them as
+ * null: no limits, never halted, no report yet.
+ *
+ * Like 0006 it completes when run again after stopping half-way: PostgreSQL adds the columns
+ * `if not exists`; SQLite, which has no such clause, checks `table_info` first.
+ */
+export function deploymentSafetyMigration(dialect: DialectName): Migration {
+  const columns = ['risk', 'halt', 'preflight', 'reconciliation'] as const;
+
+  return {
+    async up(db: Kysely<any>) {
+      if (dialect === 'postgres') {
+        for (const name of columns) await sql`alter table deployments add column if not exists ${sql.ref(name)} text`.execute(db);
+        return;
+      }
+      const existing = await sql<{ name: string }>`pragma table_info(deployments)`.execute(db);
+      const names = new Set(existing.rows.map((r) => r.name));
+      for (const name of columns) {
+        if (!names.has(name)) await sql`alter table deployments add column ${sql.ref(name)} text`.execute(db);
+      }
+    },
+
+    async down(db: Kysely<any>) {
+      for (const name of [...columns].reverse()) await db.schema.alterTable('deployments').dropColumn(name).execute();
+    },
+  };
+}
