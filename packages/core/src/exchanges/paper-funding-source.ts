@@ -1,6 +1,6 @@
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
-import type { PaperFundingEvent, PaperFundingSource } from './paper-gateway.js';
+import type { PaperFundingEvent, PaperFundingSource } from './paper-funding.js';
 
 /**
  * The part of the MarketData port a paper exchange's funding comes from: `getFundingRates`
