@@ -2,7 +2,7 @@ import type { Clock } from '../ports/clock.js';
 import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type OrderRecord, type Store } from '../ports/store.js';
 import { newId } from '../util/ids.js';
-import { newClientOrderId } from './client-order-id.js';
+import { clientOrderPrefix, newClientOrderId } from './client-order-id.js';
 
 /*
  * Write-ahead order placement, for the deployment supervisor:
@@ -79,7 +79,7 @@ export function createOrderPlacement({ store, clock }: { store: Store; clock: Cl
         id: newId('order'),
         userId: input.userId,
         deploymentId: input.deploymentId,
-        clientOrderId: newClientOrderId(),
+        clientOrderId: newClientOrderId(clientOrderPrefix(input.deploymentId)),
         exchangeOrderId: null,
         symbol: input.symbol,
         side: input.side,
