@@ -149,6 +149,7 @@ describePostgres('kysely postgres', () => {
           { name: '0010-backtest-logs' },
           { name: '0011-optimizations' },
           { name: '0012-deployment-safety' },
+          { name: '0013-deployment-risk-state' },
         ]);
       } finally {
         await client.end();

@@ -113,6 +113,8 @@ export interface DeploymentsTable {
   preflight: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON text of the reconciliation state (migration 0012), or null. */
   reconciliation: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON text of the risk guard's state, the peak and the day's starting equity (migration 0013), or null. */
+  risk_state: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BacktestsTable {

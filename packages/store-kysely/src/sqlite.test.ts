@@ -75,6 +75,7 @@ describe('kysely sqlite file', () => {
       '0010-backtest-logs',
       '0011-optimizations',
       '0012-deployment-safety',
+      '0013-deployment-risk-state',
     ]);
     await first.close();
 

@@ -155,6 +155,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         halt: null,
         preflight: null,
         reconciliation: null,
+        riskState: null,
       };
       await store.transaction(async (tx) => {
         // Lock the user (the live bot limit is per user, so creates on other credentials wait too),
@@ -280,6 +281,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           status: 'starting',
           error: null,
           halt: null,
+          // The guard measures from the new start: no peak or day kept from before.
+          riskState: null,
           ...(body?.risk === undefined ? {} : { risk: body.risk }),
           stoppedAt: null,
           startedAt: null,

@@ -105,6 +105,24 @@ export interface DeploymentRecord {
   preflight?: PreflightReport | null;
   /** The state of continuous reconciliation. */
   reconciliation?: ReconciliationReport | null;
+  /**
+   * Internal (not shown by the API): what the risk guard keeps across a restart of the service,
+   * the peak equity since the deployment started and the UTC day's starting equity. Cleared on
+   * restart by its owner, so a restarted deployment measures from its new start.
+   */
+  riskState?: DeploymentRiskState | null;
+}
+
+/** The risk guard's memory of one deployment (see deployments/risk-guard.ts). */
+export interface DeploymentRiskState {
+  /** Highest equity since the deployment started, in its settle currency. */
+  peakEquity: number;
+  /** When that peak was seen (ISO-8601). */
+  peakAt: string;
+  /** The UTC day (YYYY-MM-DD) `dayStartEquity` belongs to. */
+  day: string;
+  /** Equity at the first reading of `day`. */
+  dayStartEquity: number;
 }
 
 export interface BacktestRecord {
@@ -242,7 +260,7 @@ export interface StrategyRepository {
 
 /** Fields the deployment service and supervisor may change on a deployment. */
 export type DeploymentPatch = Partial<
-  Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt' | 'risk' | 'halt' | 'preflight' | 'reconciliation'>
+  Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt' | 'risk' | 'halt' | 'preflight' | 'reconciliation' | 'riskState'>
 >;
 
 /** Narrows the active deployments counted or listed to one strategy and/or one credential. */

@@ -28,6 +28,7 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     halt: null,
     preflight: null,
     reconciliation: null,
+    riskState: null,
     ...overrides,
   };
 }
@@ -109,6 +110,16 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       const restarted = await store.deployments.update(d.id, { status: 'starting', halt: null, risk: null });
       expect(restarted).toEqual({ ...halted, status: 'starting', halt: null, risk: null });
       expect(await store.deployments.countActive(userId)).toBeGreaterThanOrEqual(1);
+    });
+
+    it("keeps the risk guard's state, patches it without touching the rest, and clears it", async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      const riskState = { peakEquity: 10_320.5, peakAt: at(3), day: '2026-03-01', dayStartEquity: 10_000 };
+      expect(await store.deployments.update(d.id, { riskState })).toEqual({ ...d, riskState });
+      expect(await store.deployments.findById(userId, d.id)).toEqual({ ...d, riskState });
+      expect(await store.deployments.update(d.id, { riskState: null })).toEqual(d);
     });
 
     it('counts a halted deployment as active', async () => {

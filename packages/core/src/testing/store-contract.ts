@@ -73,6 +73,7 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     halt: null,
     preflight: null,
     reconciliation: null,
+    riskState: null,
     ...overrides,
   };
 }

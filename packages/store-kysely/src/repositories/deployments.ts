@@ -33,6 +33,7 @@ function toRow(d: DeploymentRecord): Insertable<DeploymentsTable> {
     halt: json(d.halt),
     preflight: json(d.preflight),
     reconciliation: json(d.reconciliation),
+    risk_state: json(d.riskState),
   };
 }
 
@@ -59,6 +60,7 @@ function toDeployment(row: Selectable<DeploymentsTable>): DeploymentRecord {
     halt: parsed<NonNullable<DeploymentRecord['halt']>>(row.halt),
     preflight: parsed<NonNullable<DeploymentRecord['preflight']>>(row.preflight),
     reconciliation: parsed<NonNullable<DeploymentRecord['reconciliation']>>(row.reconciliation),
+    riskState: parsed<NonNullable<DeploymentRecord['riskState']>>(row.risk_state),
   };
 }
 
@@ -73,10 +75,11 @@ function toUpdate(patch: DeploymentPatch): Updateable<DeploymentsTable> {
   if (patch.halt !== undefined) set.halt = json(patch.halt);
   if (patch.preflight !== undefined) set.preflight = json(patch.preflight);
   if (patch.reconciliation !== undefined) set.reconciliation = json(patch.reconciliation);
+  if (patch.riskState !== undefined) set.risk_state = json(patch.riskState);
   return set;
 }
 
-/** Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight and reconciliation are stored as JSON text. */
+/** Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight, reconciliation and the risk guard's state are stored as JSON text. */
 export function createDeploymentRepository({ db }: QueryContext): DeploymentRepository {
   /** The user's deployments in an active status, narrowed by `filter`. */
   const active = (userId: string, filter: ActiveDeploymentFilter) => {
