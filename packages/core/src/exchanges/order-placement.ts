@@ -1,8 +1,7 @@
+import { createOrderRecords, type NewOrderInput } from '../deployments/order-records.js';
 import type { Clock } from '../ports/clock.js';
 import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type OrderRecord, type Store } from '../ports/store.js';
-import { newId } from '../util/ids.js';
-import { clientOrderPrefix, newClientOrderId } from './client-order-id.js';
 
 /*
  * Write-ahead order placement, for the deployment supervisor:
@@ -13,19 +12,12 @@ import { clientOrderPrefix, newClientOrderId } from './client-order-id.js';
  * 3. after a crash (or an `unknown_outcome`) the order is still `pending` in the Store;
  *    `reconcile` looks it up on the exchange by its client order id and records what it finds.
  *    It never sends the order again, so an order is never placed twice.
+ *
+ * This file decides and sends; the Store writes are the deployment's order records
+ * (deployments/order-records.ts).
  */
 
-export interface PlaceOrderInput {
-  userId: string;
-  deploymentId: string;
-  symbol: string;
-  side: 'buy' | 'sell';
-  type: 'market' | 'limit' | 'stop';
-  quantity: number;
-  price?: number;
-  stopPrice?: number;
-  reduceOnly?: boolean;
-}
+export type PlaceOrderInput = NewOrderInput;
 
 export interface OrderPlacement {
   /**
@@ -48,54 +40,13 @@ export interface OrderPlacement {
 const DEFAULT_GIVE_UP_MS = 5 * 60_000;
 
 export function createOrderPlacement({ store, clock }: { store: Store; clock: Clock }): OrderPlacement {
-  const now = () => clock.now().toISOString();
-
-  async function record(order: OrderRecord, seen: ExchangeOrder): Promise<OrderRecord> {
-    const updated = await store.orders.update(
-      order.id,
-      {
-        exchangeOrderId: seen.exchangeOrderId,
-        status: seen.status,
-        filledQuantity: seen.filledQuantity,
-        averagePrice: seen.averagePrice,
-        fee: seen.fee,
-        updatedAt: now(),
-      },
-      { expectedStatus: OPEN_ORDER_STATUSES },
-    );
-    return updated ?? (await store.orders.findById(order.userId, order.id)) ?? order;
-  }
-
-  async function reject(order: OrderRecord): Promise<OrderRecord> {
-    return (await store.orders.update(order.id, { status: 'rejected', updatedAt: now() }, { expectedStatus: ['pending'] })) ?? order;
-  }
+  const records = createOrderRecords({ store, clock });
 
   return {
-    record,
+    record: records.recordSeen,
 
     async place(gateway, input) {
-      const time = now();
-      const order: OrderRecord = {
-        id: newId('order'),
-        userId: input.userId,
-        deploymentId: input.deploymentId,
-        clientOrderId: newClientOrderId(clientOrderPrefix(input.deploymentId)),
-        exchangeOrderId: null,
-        symbol: input.symbol,
-        side: input.side,
-        type: input.type,
-        quantity: input.quantity,
-        price: input.type === 'limit' ? (input.price ?? null) : null,
-        stopPrice: input.type === 'stop' ? (input.stopPrice ?? null) : null,
-        reduceOnly: input.reduceOnly === true,
-        status: 'pending',
-        filledQuantity: 0,
-        averagePrice: null,
-        fee: 0,
-        createdAt: time,
-        updatedAt: time,
-      };
-      await store.orders.insert(order);
+      const order = await records.insertPending(input);
       let seen: ExchangeOrder;
       try {
         seen = await gateway.createOrder({
@@ -111,10 +62,10 @@ export function createOrderPlacement({ store, clock }: { store: Store; clock: Cl
       } catch (error) {
         // A gateway refusal certainly did not place it; `unknown_outcome` (or anything unexpected)
         // may have: leave it pending for `reconcile`.
-        if (error instanceof ExchangeGatewayError && error.reason !== 'unknown_outcome') await reject(order);
+        if (error instanceof ExchangeGatewayError && error.reason !== 'unknown_outcome') await records.markRejected(order);
         throw error;
       }
-      return record(order, seen);
+      return records.recordSeen(order, seen);
     },
 
     async reconcile(gateway, order, options = {}) {
@@ -123,9 +74,9 @@ export function createOrderPlacement({ store, clock }: { store: Store; clock: Cl
         order.status === 'pending' || order.exchangeOrderId === null
           ? await gateway.fetchOrderByClientId(order.clientOrderId, order.symbol, { type: order.type })
           : await gateway.fetchOrder(order.exchangeOrderId, order.symbol, { type: order.type });
-      if (seen) return record(order, seen);
+      if (seen) return records.recordSeen(order, seen);
       const age = clock.now().getTime() - Date.parse(order.createdAt);
-      return age >= (options.giveUpAfterMs ?? DEFAULT_GIVE_UP_MS) ? reject(order) : order;
+      return age >= (options.giveUpAfterMs ?? DEFAULT_GIVE_UP_MS) ? records.markRejected(order) : order;
     },
   };
 }
