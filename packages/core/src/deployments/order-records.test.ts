@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT_ORDER_ID_PATTERN } from '../exchanges/client-order-id.js';
+import { CLIENT_ORDER_ID_PATTERN, clientOrderPrefix } from '../exchanges/client-order-id.js';
 import type { ExchangeOrder } from '../ports/exchange-gateway.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
@@ -20,13 +20,14 @@ const seenAs = (status: ExchangeOrder['status'], filledQuantity: number): Exchan
   ({ exchangeOrderId: 'x-1', status, filledQuantity, averagePrice: filledQuantity > 0 ? 100 : null, fee: filledQuantity * 0.1 }) as ExchangeOrder;
 
 describe('order records', () => {
-  it('inserts a pending order under a fresh client order id, keeping only the price its type uses', async () => {
+  it("inserts a pending order under a fresh client order id with its deployment's prefix, keeping only the price its type uses', async () => {
     const { store, records, base } = setup();
     const limit = await records.insertPending({ ...base, type: 'limit', price: 95, stopPrice: 90 });
     const stop = await records.insertPending({ ...base, type: 'stop', price: 95, stopPrice: 90, reduceOnly: true });
     expect(limit).toMatchObject({ status: 'pending', exchangeOrderId: null, price: 95, stopPrice: null, reduceOnly: false, filledQuantity: 0 });
     expect(stop).toMatchObject({ status: 'pending', price: null, stopPrice: 90, reduceOnly: true });
     expect(limit.clientOrderId).toMatch(CLIENT_ORDER_ID_PATTERN);
+    expect(limit.clientOrderId.startsWith(clientOrderPrefix(base.deploymentId))).toBe(true);
     expect(limit.clientOrderId).not.toBe(stop.clientOrderId);
     expect(await store.orders.findByClientOrderId(limit.clientOrderId)).toEqual(limit);
   });

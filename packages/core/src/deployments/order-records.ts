@@ -2,11 +2,11 @@ import type { Clock } from '../ports/clock.js';
 import type { ExchangeOrder } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type OrderRecord, type Store } from '../ports/store.js';
 import { newId } from '../util/ids.js';
-import { newClientOrderId } from '../exchanges/client-order-id.js';
+import { clientOrderPrefix, newClientOrderId } from '../exchanges/client-order-id.js';
 
 /*
  * A deployment's order records in the Store, as write-ahead placement keeps them: an order is
- * written `pending` under a fresh client order id before it is sent, then takes the exchange's
+ * written `pending` under a fresh client order id (carrying its deployment's prefix) before it is sent, then takes the exchange's
  * view of it (`open`, `partially_filled`, a final status) or is marked `rejected` when the
  * exchange certainly did not place it. A final status is never overwritten.
  */
@@ -48,7 +48,7 @@ export function createOrderRecords({ store, clock }: { store: Store; clock: Cloc
         id: newId('order'),
         userId: input.userId,
         deploymentId: input.deploymentId,
-        clientOrderId: newClientOrderId(),
+        clientOrderId: newClientOrderId(clientOrderPrefix(input.deploymentId)),
         exchangeOrderId: null,
         symbol: input.symbol,
         side: input.side,
