@@ -20,7 +20,7 @@ const seenAs = (status: ExchangeOrder['status'], filledQuantity: number): Exchan
   ({ exchangeOrderId: 'x-1', status, filledQuantity, averagePrice: filledQuantity > 0 ? 100 : null, fee: filledQuantity * 0.1 }) as ExchangeOrder;
 
 describe('order records', () => {
-  it("inserts a pending order under a fresh client order id with its deployment's prefix, keeping only the price its type uses', async () => {
+  it("inserts a pending order under a fresh client order id with its deployment's prefix, keeping only the price its type uses", async () => {
     const { store, records, base } = setup();
     const limit = await records.insertPending({ ...base, type: 'limit', price: 95, stopPrice: 90 });
     const stop = await records.insertPending({ ...base, type: 'stop', price: 95, stopPrice: 90, reduceOnly: true });
