@@ -13,6 +13,8 @@ import { SandboxError } from '../sandbox/sandbox-error.js';
 import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { describeOrder, isFinal, isOpen, type OrderSync } from './order-sync.js';
+import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js';
+import { createReconciler, createReconcileSchedule } from './reconciler.js';
 
 /*
  * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
@@ -47,6 +49,10 @@ export interface DeploymentRunnerDeps {
   onCompute?: (userId: string, cpuMs: number) => void;
   /** Called when the session's child process dies outside a call. */
   onCrash(error: SandboxError): void;
+  /** Continuous reconciliation with the exchange every this many ms of `clock` (default 30 000): reconciler.ts. */
+  reconcileIntervalMs?: number;
+  /** Asked right before each order is sent; false refuses the send (this process lost the lease): lease-fence.ts. */
+  fence?: LeaseFence;
 }
 
 export interface DeploymentFailure {
@@ -111,6 +117,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   /** Orders whose final event went to onOrder. */
   const delivered = new Set<string>();
   const nowMs = () => clock.now().getTime();
+  const reconciler = createReconciler({ store, clock, log, sync });
+  const reconcileSchedule = createReconcileSchedule(nowMs(), deps.reconcileIntervalMs);
+  /** The gateway orders are sent through: fenced on the lease when the supervisor gives a fence. */
+  const sendGateway = () => (deps.fence ? fenceGateway(gateway(), deps.fence, store, deployment.id) : gateway());
 
   const gateway = () => {
     if (!leased) throw new Error('The deployment has no exchange gateway');
@@ -277,8 +287,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     };
     let order: OrderRecord;
     try {
-      order = await placement.place(gateway(), input);
+      order = await placement.place(sendGateway(), input);
     } catch (error) {
+      // Not sent (the lease is gone): the order is marked rejected; the next lease holder runs the deployment.
+      if (error instanceof LeaseLostError) throw error;
       // The order was written before it was sent: find it by the client order id the error names,
       // else as the newest order of this deployment (this runner is its only writer).
       const clientOrderId = error instanceof ExchangeGatewayError ? (error.details as { clientOrderId?: string } | undefined)?.clientOrderId : undefined;
@@ -319,7 +331,15 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   async function syncOrders() {
     for (const order of await store.orders.listOpen(deployment.id)) {
       if (halted) return;
-      const after = await sync.reconcile(deployment, gateway(), order);
+      let after: OrderRecord;
+      try {
+        after = await sync.reconcile(deployment, gateway(), order);
+      } catch (error) {
+        // Gone from the exchange under its id: reconciliation (below) settles it by the missing-order policy.
+        if (!(error instanceof ExchangeGatewayError && error.reason === 'order_not_found')) throw error;
+        reconcileSchedule.requestNow();
+        continue;
+      }
       await deliver(after, 0);
     }
   }
@@ -327,6 +347,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   /** Turns a thrown error into a deployment failure, or null for a transient one (counted). */
   async function classify(error: unknown): Promise<DeploymentFailure | null> {
     if (error instanceof SandboxError) return strategyFailure(error);
+    if (error instanceof LeaseLostError) {
+      await log.write(deployment, 'warn', error.message);
+      return null;
+    }
     if (error instanceof ExchangeGatewayError && error.reason === 'authentication') return { code: 'EXCHANGE_AUTHENTICATION', message: error.message };
     failures++;
     const text = isStratboxError(error) || error instanceof Error ? message(error) : 'unknown error';
@@ -418,6 +442,14 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       if (halted || !session || !feed) return null;
       try {
         await syncOrders();
+        if (reconcileSchedule.due(nowMs())) {
+          // Continuous reconciliation (reconciler.ts): orders the strategy must hear of go to onOrder; a halt ends the cycle.
+          const run = await reconciler.run(deployment, gateway(), { stream: 'none' });
+          reconcileSchedule.ran(nowMs());
+          deployment = run.deployment;
+          for (const order of run.changed) await deliver(order, 0);
+          if (run.halted) return null;
+        }
         const upTo = feed.lastClosedOpenTime(nowMs());
         const behind = deployment.symbols.some((s) => (lastTime.get(s) ?? upTo) < upTo);
         if (behind) {

@@ -1,0 +1,166 @@
+import ccxt from 'ccxt';
+import { createStratbox, type Stratbox } from '../create-stratbox.js';
+import { createInProcessEventBus } from '../events/in-process-event-bus.js';
+import { createCcxtGateway } from '../exchanges/ccxt-gateway.js';
+import { createOrderPlacement } from '../exchanges/order-placement.js';
+import type { Clock } from '../ports/clock.js';
+import type { ExchangeGateway } from '../ports/exchange-gateway.js';
+import { createSilentLogger } from '../ports/logger.js';
+import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
+import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
+import { createMemoryStore } from '../testing/memory-store.js';
+import { newId } from '../util/ids.js';
+import { createDeploymentLogWriter } from './deployment-log.js';
+import { createDeploymentRunner, type DeploymentRunner, type DeploymentRunnerDeps } from './deployment-runner.js';
+import { createLiveSandbox, type LiveSandbox } from './live-sandbox.js';
+import { createOrderSync } from './order-sync.js';
+
+/*
+ * Test harness of the live fault suite: one deployment's runner (the real one) on the real ccxt
+ * binanceusdm class against the local Binance double, a memory Store and a clock the test moves
+ * by hand. A test calls `cycle()` itself, so each step happens when the test says, with no timer
+ * and no sleep: move the clock past a candle's close, cycle, look at the exchange and the Store.
+ */
+
+export const SYMBOL = 'BTC/USDT:USDT';
+const MINUTE = TIMEFRAME_MS['1m'];
+
+export interface ManualClock extends Clock {
+  advance(ms: number): void;
+  /** Moves to just after the close of the next 1m candle. */
+  nextCandle(): void;
+}
+
+function manualClock(start: number): ManualClock {
+  let t = start;
+  return {
+    now: () => new Date(t),
+    advance(ms) {
+      t += ms;
+    },
+    nextCandle() {
+      t = (Math.floor(t / MINUTE) + 1) * MINUTE + 1000;
+    },
+  };
+}
+
+/** Flat candles at the double's mark price, for any range. */
+function flatMarketData(): MarketData {
+  return {
+    async getCandles(request) {
+      const step = TIMEFRAME_MS[request.timeframe];
+      const from = Date.parse(`${request.startDate}T00:00:00Z`);
+      const to = Date.parse(`${request.endDate}T00:00:00Z`) + 86_400_000;
+      const n = Math.max(0, Math.floor((to - from) / step));
+      const series: CandleSeries = {
+        symbol: request.symbol,
+        timeframe: request.timeframe,
+        length: n,
+        time: new Float64Array(n),
+        open: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        high: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        low: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        close: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        volume: new Float64Array(n).fill(1),
+      };
+      for (let i = 0; i < n; i++) series.time[i] = from + i * step;
+      return { source: 'flat', series };
+    },
+  };
+}
+
+/** The real ccxt binanceusdm class with its REST API moved to the double. */
+export function binanceUsdmAt(fake: FakeBinance) {
+  const exchange = new ccxt.binanceusdm({ apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET, enableRateLimit: false, timeout: 1500 });
+  const api = exchange.urls['api'] as Record<string, string>;
+  for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, fake.url);
+  return exchange;
+}
+
+export interface LiveHarness {
+  fake: FakeBinance;
+  store: Store;
+  clock: ManualClock;
+  gateway: ExchangeGateway;
+  deployment: DeploymentRecord;
+  /** A new runner of the deployment (a fresh process's, after a crash: its own gateway and session). */
+  runner(extra?: Partial<DeploymentRunnerDeps>): DeploymentRunner;
+  orders(): Promise<OrderRecord[]>;
+  logs(): Promise<string[]>;
+  current(): Promise<DeploymentRecord>;
+  close(): Promise<void>;
+}
+
+export async function startLiveHarness(source: string, options: { reconcileIntervalMs?: number } = {}): Promise<LiveHarness> {
+  const fake = await startFakeBinance();
+  const store = createMemoryStore();
+  const clock = manualClock(Math.floor(Date.now() / MINUTE) * MINUTE + 1000);
+  const logger = createSilentLogger();
+  const stratbox: Stratbox = createStratbox({ store, clock, logger, workerConcurrency: 0, deployments: { run: false } });
+  const { userId } = await stratbox.users.createUser(`u${newId('x').slice(-6)}`);
+  const strategy = await stratbox.strategies.create(userId, { name: 'fault', description: '', source, marketType: 'LINEAR' });
+  const time = clock.now().toISOString();
+  const deployment: DeploymentRecord = {
+    id: newId('deployment'),
+    userId,
+    strategyId: strategy.id,
+    strategyVersion: 1,
+    credentialId: newId('credential'),
+    symbols: [SYMBOL],
+    params: {},
+    status: 'starting',
+    error: null,
+    createdAt: time,
+    updatedAt: time,
+    startedAt: null,
+    stoppedAt: null,
+  };
+  await store.deployments.insert(deployment);
+  const sandbox: LiveSandbox = createLiveSandbox({ callCpuTimeMs: 1000 });
+  const fastRetry = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
+  const newGateway = () => createCcxtGateway({ exchange: binanceUsdmAt(fake), marketType: 'LINEAR', retry: fastRetry, clock });
+  const gateway = newGateway();
+  const placement = createOrderPlacement({ store, clock });
+  const log = createDeploymentLogWriter({ store, clock, logger });
+  const sync = createOrderSync({ store, clock, events: createInProcessEventBus(), placement, log });
+  const runners: DeploymentRunner[] = [];
+
+  return {
+    fake,
+    store,
+    clock,
+    gateway,
+    deployment,
+    runner(extra = {}) {
+      const own = newGateway();
+      const current = { ...deployment };
+      const runner = createDeploymentRunner(current, {
+        store,
+        clock,
+        logger,
+        marketData: flatMarketData(),
+        sandbox,
+        placement,
+        orders: sync,
+        log,
+        acquireGateway: async () => ({ gateway: own, release() {} }),
+        maxExchangeFailures: 1000,
+        onCrash() {},
+        ...(options.reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs: options.reconcileIntervalMs }),
+        ...extra,
+      });
+      runners.push(runner);
+      return runner;
+    },
+    orders: async () => (await store.orders.listByDeployment(userId, deployment.id, { limit: 500 })).reverse(),
+    logs: async () => (await store.deploymentLogs.list(userId, deployment.id, { limit: 1000 })).map((l) => l.message),
+    current: async () => (await store.deployments.findById(userId, deployment.id))!,
+    async close() {
+      for (const r of runners) await r.halt();
+      await sandbox.close();
+      await stratbox.close();
+      await fake.close();
+    },
+  };
+}

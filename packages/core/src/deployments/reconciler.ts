@@ -1,0 +1,218 @@
+import type { DeploymentHalt, ReconciliationReport } from '@stratbox/contract';
+import { clientOrderPrefix } from '../exchanges/client-order-id.js';
+import type { Clock } from '../ports/clock.js';
+import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder } from '../ports/exchange-gateway.js';
+import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Store } from '../ports/store.js';
+import type { DeploymentLogWriter } from './deployment-log.js';
+import { describeOrder, isOpen, type OrderSync } from './order-sync.js';
+import { haltDeployment } from './reconcile-halt.js';
+
+/*
+ * Continuous reconciliation of one deployment with its exchange account (docs/live-deployments.md,
+ * "Reconciliation"). A run compares the Store with the exchange and applies this policy:
+ * - `unknown_outcome`: an order written `pending` whose send outcome is unknown stays pending and
+ *   is looked up by its client order id, never sent again; while it is not found it is reported
+ *   (and rejected by the placement's give-up rule once it is old enough);
+ * - `missing_order`: an order open in the Store that the exchange knows neither by its id nor by
+ *   its client order id is marked `cancelled`, and the strategy is told (`onOrder`);
+ * - `unknown_order`: an open order on the exchange whose client order id carries this
+ *   deployment's prefix but which the Store lacks (left by a crashed node, a lost write) is
+ *   cancelled on the exchange: the deployment never trades on an order it cannot account for;
+ * - `position`: a position that differs from what the deployment's own fills explain (changed by
+ *   hand, liquidated, another bot on the account) halts the deployment (`running -> halted`,
+ *   reason `positionMismatch`): it enters no more until its owner restarts or stops it. Symbols
+ *   with an order of unknown outcome are not compared (that order may explain the difference).
+ * Each run writes the deployment's `reconciliation` report (last run, runs, the latest 20
+ * mismatches, the order stream's state).
+ */
+
+export type ReconciliationMismatch = ReconciliationReport['mismatches'][number];
+export type StreamState = ReconciliationReport['stream'];
+
+/** Mismatches kept on the report. */
+export const MAX_MISMATCHES = 20;
+
+export interface ReconcilerDeps {
+  store: Store;
+  clock: Clock;
+  log: DeploymentLogWriter;
+  sync: OrderSync;
+}
+
+export interface ReconcileResult {
+  /** The deployment as the Store holds it after the run (halted, with its report). */
+  deployment: DeploymentRecord;
+  /** Orders whose status the run changed (final ones go to the strategy's `onOrder`). */
+  changed: OrderRecord[];
+  mismatches: ReconciliationMismatch[];
+  halted: boolean;
+}
+
+export interface Reconciler {
+  /** One run; exchange errors propagate (the runner counts them as a failed cycle). */
+  run(deployment: DeploymentRecord, gateway: ExchangeGateway, options: { stream: StreamState }): Promise<ReconcileResult>;
+}
+
+/** Signed net quantity the deployment's own fills explain, by symbol. */
+export async function positionsFromFills(store: Store, deployment: DeploymentRecord): Promise<Map<string, number>> {
+  const net = new Map<string, number>();
+  for (let after: { createdAt: string; id: string } | undefined; ; ) {
+    const page = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 500, ...(after ? { after } : {}) });
+    for (const o of page) {
+      if (o.filledQuantity > 0) net.set(o.symbol, (net.get(o.symbol) ?? 0) + (o.side === 'buy' ? 1 : -1) * o.filledQuantity);
+    }
+    if (page.length < 500) return net;
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+}
+
+const isDerivative = (symbol: string) => symbol.includes(':');
+
+export function createReconciler(deps: ReconcilerDeps): Reconciler {
+  const { store, clock, log, sync } = deps;
+  const now = () => clock.now().toISOString();
+
+  /** An open order the exchange knows under neither id: cancelled in the Store. */
+  async function markMissing(order: OrderRecord): Promise<OrderRecord | null> {
+    return store.orders.update(order.id, { status: 'cancelled', updatedAt: now() }, { expectedStatus: OPEN_ORDER_STATUSES });
+  }
+
+  /** Brings one Store order up to date; null when the exchange has no such order. */
+  async function refresh(deployment: DeploymentRecord, gateway: ExchangeGateway, order: OrderRecord): Promise<OrderRecord | null> {
+    try {
+      return await sync.reconcile(deployment, gateway, order);
+    } catch (error) {
+      if (!(error instanceof ExchangeGatewayError && error.reason === 'order_not_found')) throw error;
+      const byClientId = await gateway.fetchOrderByClientId(order.clientOrderId, order.symbol, { type: order.type });
+      return byClientId ? sync.reconcile(deployment, gateway, { ...order, status: 'pending', exchangeOrderId: null }) : null;
+    }
+  }
+
+  return {
+    async run(deployment, gateway, options) {
+      const at = now();
+      const mismatches: ReconciliationMismatch[] = [];
+      const changed: OrderRecord[] = [];
+      const note = async (m: Omit<ReconciliationMismatch, 'at'>) => {
+        mismatches.push({ ...m, at });
+        await log.write(deployment, 'warn', `Reconciliation: ${m.message}`);
+      };
+
+      // 1. The Store's open orders, as the exchange knows them.
+      const unresolved = new Set<string>();
+      for (const order of await store.orders.listOpen(deployment.id)) {
+        const after = await refresh(deployment, gateway, order);
+        if (after === null) {
+          const cancelled = await markMissing(order);
+          if (cancelled) {
+            changed.push(cancelled);
+            sync.publish(deployment, cancelled);
+            await note({
+              kind: 'missing_order',
+              symbol: order.symbol,
+              orderId: order.id,
+              message: `${describeOrder(order)} is open in the Store but the exchange has no such order: marked cancelled`,
+            });
+          }
+          continue;
+        }
+        if (after.status !== order.status) changed.push(after);
+        if (after.status === 'pending') {
+          unresolved.add(after.symbol);
+          await note({
+            kind: 'unknown_outcome',
+            symbol: after.symbol,
+            orderId: after.id,
+            message: `${describeOrder(after)} was sent with an unknown outcome and is not on the exchange yet; it is looked up by its client order id, never sent again`,
+          });
+        }
+      }
+
+      // 2. The exchange's open orders that carry this deployment's prefix but that the Store lacks.
+      const prefix = clientOrderPrefix(deployment.id);
+      for (const symbol of deployment.symbols) {
+        const open: ExchangeOrder[] = await gateway.fetchOpenOrders(symbol);
+        for (const o of open) {
+          if (!o.clientOrderId?.startsWith(prefix)) continue;
+          if (await store.orders.findByClientOrderId(o.clientOrderId)) continue;
+          let outcome = 'cancelled it';
+          try {
+            await gateway.cancelOrder(o.exchangeOrderId, o.symbol, { type: o.type });
+          } catch (error) {
+            if (!(error instanceof ExchangeGatewayError && (error.reason === 'order_not_found' || error.reason === 'invalid_order'))) throw error;
+            outcome = 'it was gone before the cancel';
+          }
+          await note({
+            kind: 'unknown_order',
+            symbol: o.symbol,
+            orderId: null,
+            message: `the exchange has an open ${o.side} ${o.quantity} ${o.symbol} ${o.type} order (client id ${o.clientOrderId}) of this deployment that the Store lacks: ${outcome}`,
+          });
+        }
+      }
+
+      // 3. Positions against the deployment's own fills.
+      let current = deployment;
+      let halted = false;
+      const symbols = deployment.symbols.filter((s) => isDerivative(s) && !unresolved.has(s));
+      if (symbols.length > 0) {
+        const expected = await positionsFromFills(store, deployment);
+        const positions = await gateway.fetchPositions(symbols);
+        for (const symbol of symbols) {
+          const p = positions.find((x) => x.symbol === symbol);
+          const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
+          const want = expected.get(symbol) ?? 0;
+          const step = (await gateway.market(symbol).catch(() => null))?.amountStep ?? 1e-9;
+          if (Math.abs(actual - want) < step / 2) continue;
+          const message = `the ${symbol} position on the exchange is ${actual} but the deployment's own fills explain ${want}: changed outside the deployment`;
+          await note({ kind: 'position', symbol, orderId: null, message });
+          if (!halted) {
+            const halt: DeploymentHalt = { reason: 'positionMismatch', message: `Halted: ${message}`, value: actual, limit: null, at };
+            const after = await haltDeployment({ store, clock, log }, current, halt);
+            if (after) {
+              current = after;
+              halted = true;
+            }
+          }
+        }
+      }
+
+      // 4. The report.
+      const before = current.reconciliation ?? deployment.reconciliation ?? null;
+      const report: ReconciliationReport = {
+        lastRunAt: at,
+        runs: (before?.runs ?? 0) + 1,
+        mismatches: [...(before?.mismatches ?? []), ...mismatches].slice(-MAX_MISMATCHES),
+        stream: options.stream,
+      };
+      current = (await store.deployments.update(deployment.id, { reconciliation: report })) ?? { ...current, reconciliation: report };
+      return { deployment: current, changed: changed.filter((o) => !isOpen(o)), mismatches, halted };
+    },
+  };
+}
+
+/** When a deployment's next reconciliation run is due: every `intervalMs`, and at once after `requestNow` (a stream gap). */
+export interface ReconcileSchedule {
+  due(nowMs: number): boolean;
+  ran(nowMs: number): void;
+  requestNow(): void;
+}
+
+/** Default interval of continuous reconciliation. */
+export const DEFAULT_RECONCILE_INTERVAL_MS = 30_000;
+
+export function createReconcileSchedule(startMs: number, intervalMs = DEFAULT_RECONCILE_INTERVAL_MS): ReconcileSchedule {
+  let last = startMs;
+  let requested = false;
+  return {
+    due: (nowMs) => requested || nowMs - last >= intervalMs,
+    ran(nowMs) {
+      last = nowMs;
+      requested = false;
+    },
+    requestNow() {
+      requested = true;
+    },
+  };
+}
