@@ -13,6 +13,7 @@ import { SandboxError } from '../sandbox/sandbox-error.js';
 import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { describeOrder, isFinal, isOpen, type OrderSync } from './order-sync.js';
+import { preflightDeployment } from './deployment-preflight.js';
 import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js';
 import { createReconciler, createReconcileSchedule } from './reconciler.js';
 
@@ -386,6 +387,9 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       const resumed = deployment.status === 'running';
       try {
         leased = await deps.acquireGateway(deployment);
+        // The exchange account is checked before the strategy opens (deployment-preflight.ts).
+        const refused = await preflightDeployment({ gateway: leased.gateway, deployment, resumed, store, clock, log });
+        if (refused) return refused;
         const version = await loadRunnableSource(store, deployment.userId, deployment.strategyId, deployment.strategyVersion);
         hideSource = version.userId !== deployment.userId;
         session = await deps.sandbox.open({

@@ -1,8 +1,11 @@
 import type { Order } from 'ccxt';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import { createSystemClock, type Clock } from '../ports/clock.js';
+import type { ExchangeBans } from '../ports/exchange-bans.js';
 import {
   ExchangeGatewayError,
+  type ExchangeMarginMode,
+  type ExchangePositionMode,
   type CreateOrderRequest,
   type ExchangeBalance,
   type ExchangeCandle,
@@ -14,7 +17,8 @@ import {
 } from '../ports/exchange-gateway.js';
 import type { Logger } from '../ports/logger.js';
 import { asCcxt, type CcxtExchange } from './ccxt-exchange.js';
-import { classifyCcxtError, isRetryable, toGatewayError } from './ccxt-errors.js';
+import { createBanGuard, watchCcxtBans, type BanGuard } from './ccxt-ban-watch.js';
+import { classifyCcxtError, errorClassNames, isRetryable, toGatewayError } from './ccxt-errors.js';
 import { toExchangeMarket, toExchangeOrder, toExchangePosition } from './ccxt-mapping.js';
 import { checkOrderRequest } from './check-order-request.js';
 import { createCooldown, createRetryPolicy, type Cooldown, type RetryOptions } from './retry-policy.js';
@@ -41,6 +45,13 @@ export interface CcxtGatewayOptions {
   /** Decides which candles have closed. Default: the system clock. */
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Where 429 and 418 answers (with their `Retry-After`) are kept for the account, shared by
+   * every gateway and process trading on it. During a ban no order request is sent (create and
+   * cancel fail at once with `unavailable`, naming the end of the ban); other requests wait out
+   * a ban of up to `maxReadWaitMs` (default 30 s) and fail the same way during a longer one.
+   */
+  bans?: { store: ExchangeBans; accountKey: string; maxReadWaitMs?: number };
 }
 
 /** What became of a client order id this gateway sent. */
@@ -77,6 +88,18 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
   const quirks = quirksOf(id);
   const sent = new Map<string, SendOutcome>();
   let markets: Promise<Record<string, ExchangeMarket>> | undefined;
+  let guard: BanGuard | null = null;
+  if (options.bans) {
+    const banGuard = createBanGuard({
+      exchangeId: id,
+      bans: options.bans.store,
+      accountKey: options.bans.accountKey,
+      ...(options.bans.maxReadWaitMs === undefined ? {} : { maxReadWaitMs: options.bans.maxReadWaitMs }),
+      ...(options.retry?.sleep ? { sleep: options.retry.sleep } : {}),
+    });
+    guard = banGuard;
+    watchCcxtBans(ex, (status, until) => banGuard.note(status, until));
+  }
 
   if (options.testnet && !ex.isSandboxModeEnabled) ex.setSandboxMode(true);
   // Open orders of all symbols are asked for on purpose (reconciliation); ccxt warns otherwise.
@@ -110,9 +133,14 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     await cooldown.wait();
   }
 
-  /** Runs a read (or an idempotent write such as cancel), retrying transient failures. */
-  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a read (or an idempotent write such as cancel: `order`), retrying transient failures.
+   * During a ban, an order request fails at once and a read waits it out (see `bans`).
+   */
+  async function call<T>(what: string, fn: () => Promise<T>, kind: 'read' | 'order' = 'read'): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      if (kind === 'order') await guard?.beforeOrder(what);
+      else await guard?.beforeRead(what);
       await cooldown.wait();
       try {
         return await fn();
@@ -188,6 +216,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
    */
   async function resolveUnknown(request: CreateOrderRequest): Promise<ExchangeOrder | null> {
     for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+      await guard?.beforeRead('the order lookup');
       await cooldown.wait();
       try {
         const found = await lookupOnce(request.clientOrderId, request.symbol, request.type);
@@ -231,6 +260,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     await market(request.symbol);
     const { type, price, params } = ccxtOrder(request);
     for (let attempt = 1; ; attempt++) {
+      await guard?.beforeOrder(`order ${clientOrderId}`);
       await cooldown.wait();
       remember(clientOrderId, 'unknown');
       try {
@@ -279,8 +309,66 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     }
   }
 
+  const linear = options.marketType === 'LINEAR';
+  /** Account set-up of derivatives accounts (see the port), where ccxt has the call for this exchange. */
+  const setup = {
+    ...(ex.has['fetchTime']
+      ? {
+          fetchServerTime: () => call('fetchTime', async () => Number(await ex.fetchTime(typeParams()))),
+          async syncClock(): Promise<number> {
+            ex.options['adjustForTimeDifference'] = true;
+            const localMinusServer = await call('loadTimeDifference', () => ex.loadTimeDifference(typeParams()));
+            return -Number(localMinusServer);
+          },
+        }
+      : {}),
+    ...(linear && ex.has['fetchPositionMode']
+      ? {
+          async fetchPositionMode(symbol: string): Promise<ExchangePositionMode> {
+            const mode = await call('fetchPositionMode', () => ex.fetchPositionMode(symbol));
+            return mode.hedged ? 'hedge' : 'one_way';
+          },
+        }
+      : {}),
+    ...(linear && ex.has['setPositionMode'] && ex.has['fetchPositionMode']
+      ? {
+          async setPositionMode(mode: ExchangePositionMode, symbol: string): Promise<void> {
+            try {
+              await call('setPositionMode', () => ex.setPositionMode(mode === 'hedge', symbol));
+            } catch (error) {
+              // "No need to change": some exchanges refuse to set the mode the account has.
+              const now = await call('fetchPositionMode', () => ex.fetchPositionMode(symbol)).catch(() => null);
+              if (now && (now.hedged ? 'hedge' : 'one_way') === mode) return;
+              throw error;
+            }
+          },
+        }
+      : {}),
+    ...(linear && ex.has['setLeverage']
+      ? {
+          async setLeverage(symbol: string, leverage: number): Promise<void> {
+            await call('setLeverage', () => ex.setLeverage(leverage, symbol));
+          },
+        }
+      : {}),
+    ...(linear && ex.has['setMarginMode']
+      ? {
+          async setMarginMode(symbol: string, mode: ExchangeMarginMode): Promise<void> {
+            await call('setMarginMode', () =>
+              ex.setMarginMode(mode, symbol).catch((error: unknown) => {
+                if (errorClassNames(error).has('MarginModeAlreadySet')) return null;
+                throw error;
+              }),
+            );
+          },
+        }
+      : {}),
+  };
+
   return {
     exchangeId: id,
+    marketType: options.marketType,
+    ...setup,
     loadMarkets,
     market,
 
@@ -317,7 +405,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
 
     async cancelOrder(exchangeOrderId, symbol, hint) {
       const params = hint?.type === 'stop' ? { trigger: true } : {};
-      const order = await call('cancelOrder', () => ex.cancelOrder(exchangeOrderId, symbol, params));
+      const order = await call('cancelOrder', () => ex.cancelOrder(exchangeOrderId, symbol, params), 'order');
       const mapped = toExchangeOrder(order as Order);
       // Some exchanges answer a cancel with the id only: report what was asked.
       return {

@@ -2,10 +2,12 @@ import type { Exchange } from 'ccxt';
 import { asCcxt, type CcxtExchange } from './ccxt-exchange.js';
 import { createCcxtExchange } from '../market-data/ccxt-market-data.js';
 import type { Clock } from '../ports/clock.js';
+import type { ExchangeBans } from '../ports/exchange-bans.js';
 import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-gateway.js';
 import type { Logger } from '../ports/logger.js';
 import { createCcxtGateway } from './ccxt-gateway.js';
 import { PAPER_EXCHANGE_ID } from './ccxt-exchanges.js';
+import { createMemoryExchangeBans } from './memory-exchange-bans.js';
 import { createPaperGateway, type PaperGateway, type PaperGatewayOptions, type PaperPersistence } from './paper-gateway.js';
 import { createCooldown, type Cooldown, type RetryOptions } from './retry-policy.js';
 
@@ -18,6 +20,10 @@ import { createCooldown, type Cooldown, type RetryOptions } from './retry-policy
  * credential a gateway over that one instance (one gateway per market type, also shared, with a
  * cool-down shared by all of them after a rate-limit answer), counts the leases, and drops the
  * client when the last one is released.
+ *
+ * 429 and 418 answers (with `Retry-After`) are kept per credential in `bans`: every gateway on
+ * the credential, in this process and (with a shared implementation such as the Redis one of
+ * `@stratbox/queue-bullmq`) in every other, sends no order until the ban is over.
  *
  * `paper` credentials get a paper exchange per (credential, market type). Its account (balances,
  * positions, orders) is kept for the life of the pool, even with no lease, and, with
@@ -47,6 +53,10 @@ export interface ExchangeClientPoolOptions {
   retry?: RetryOptions;
   clock?: Clock;
   logger?: Logger;
+  /** Where rate-limit bans are kept, by `<exchange>:<credential id>`. Default: this process's memory. */
+  bans?: ExchangeBans;
+  /** A read waits out a ban up to this long before it fails (default 30 s); orders never wait. */
+  maxBanWaitMs?: number;
 }
 
 export interface ExchangeClientPool {
@@ -83,6 +93,7 @@ export function createExchangeClientPool(options: ExchangeClientPoolOptions = {}
   const clients = new Map<string, Client>();
   const paperAccounts = new Map<string, PaperGateway>();
   const create = options.createExchange ?? createCcxtExchange;
+  const bans = options.bans ?? createMemoryExchangeBans();
   let closed = false;
 
   async function newExchange(credential: PoolCredential): Promise<Exchange> {
@@ -137,6 +148,11 @@ export function createExchangeClientPool(options: ExchangeClientPoolOptions = {}
             exchange,
             marketType,
             cooldown: client.cooldown,
+            bans: {
+              store: bans,
+              accountKey: `${credential.exchange}:${credential.id}`,
+              ...(options.maxBanWaitMs === undefined ? {} : { maxReadWaitMs: options.maxBanWaitMs }),
+            },
             ...(options.retry ? { retry: options.retry } : {}),
             ...(options.clock ? { clock: options.clock } : {}),
             ...(options.logger ? { logger: options.logger } : {}),

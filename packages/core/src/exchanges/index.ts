@@ -28,3 +28,4 @@ export {
 export { createOrderPlacement, type OrderPlacement, type PlaceOrderInput } from './order-placement.js';
 export { newClientOrderId, CLIENT_ORDER_ID_PATTERN } from './client-order-id.js';
 export { createRetryPolicy, createCooldown, type RetryOptions, type RetryPolicy, type Cooldown } from './retry-policy.js';
+export { createMemoryExchangeBans } from './memory-exchange-bans.js';

@@ -130,6 +130,10 @@ export interface ExchangeCandle {
   volume: number;
 }
 
+/** `one_way`: one net position per symbol (what deployments trade); `hedge`: a long and a short side at once. */
+export type ExchangePositionMode = 'one_way' | 'hedge';
+export type ExchangeMarginMode = 'isolated' | 'cross';
+
 /**
  * One exchange account (one credential) for one market type. Every method may be called
  * concurrently; implementations serialize or rate-limit as the exchange needs.
@@ -176,6 +180,31 @@ export interface ExchangeGateway {
    * (epoch ms). Optional: a gateway without it relies on the MarketData port.
    */
   fetchClosedCandles?(symbol: string, timeframe: string, since: number, limit: number): Promise<ExchangeCandle[]>;
+
+  /*
+   * Account set-up, for the pre-flight checks a deployment runs before it starts
+   * (`deployments/preflight.ts`). Each is optional: a gateway without one (the paper exchange,
+   * an exchange ccxt has no such call for) has nothing to set up there, and the check says so.
+   */
+
+  /** LINEAR (USDT-margined perpetuals) or SPOT: the market type this gateway trades. */
+  readonly marketType?: 'LINEAR' | 'SPOT';
+  /** The exchange's clock (epoch ms), from a public request. */
+  fetchServerTime?(): Promise<number>;
+  /**
+   * Measures the exchange's clock and signs every later request with it (ccxt's
+   * `timeDifference`), so a local clock that is off no longer gets requests refused for their
+   * timestamp. Returns the offset measured: exchange time minus local time, in ms.
+   */
+  syncClock?(): Promise<number>;
+  /** The account's position mode for a derivatives symbol. */
+  fetchPositionMode?(symbol: string): Promise<ExchangePositionMode>;
+  /** Sets the position mode (the account's, on exchanges where it is not per symbol). Setting the mode it already has succeeds. */
+  setPositionMode?(mode: ExchangePositionMode, symbol: string): Promise<void>;
+  /** Sets the leverage of a derivatives symbol (a whole number >= 1). */
+  setLeverage?(symbol: string, leverage: number): Promise<void>;
+  /** Sets the margin mode of a derivatives symbol. Setting the mode it already has succeeds. */
+  setMarginMode?(symbol: string, mode: ExchangeMarginMode): Promise<void>;
 }
 
 /** Why an exchange call failed; see the port's doc comment. */

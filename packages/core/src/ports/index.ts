@@ -6,3 +6,4 @@ export * from './secret-box.js';
 export * from './exchange-gateway.js';
 export * from './rate-limiter.js';
 export * from './strategy-runner.js';
+export * from './exchange-bans.js';

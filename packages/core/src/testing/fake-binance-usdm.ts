@@ -1,6 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listenLocally } from './listen-locally.js';
+import {
+  answerAccountRoute,
+  answerBeforeRoute,
+  answerOrderPositionSide,
+  answerSignedKey,
+  answerSignedTime,
+  createFakeBinanceAccount,
+  type FakeAnswer,
+  type FakeBinanceAccount,
+} from './fake-binance-faults.js';
 
 /*
  * A local stand-in for Binance USDT-margined futures: the endpoints ccxt's real binanceusdm
@@ -10,7 +20,10 @@ import { listenLocally } from './listen-locally.js';
  * servers with no internet: point the exchange's `urls.api` at `url`. Public klines
  * (/fapi/v1/klines) are `fakeBinanceKline` of each open time, up to the one forming now. Market orders fill at
  * once at MARK and move the one-way position; `orderFaults` make the next order POSTs hang,
- * drop or fail, `readFaults` the next GETs.
+ * drop or fail, `readFaults` the next GETs. `account` (see `fake-binance-faults.ts`) holds the
+ * account settings a pre-flight check reads and sets (position mode, leverage, margin type,
+ * server time) and the faults that stop a client before any order (a refused key, a skewed
+ * clock, 429/418 with `Retry-After`).
  */
 
 export const FAKE_BINANCE_API_KEY = 'test-api-key-AAAA1111';
@@ -137,6 +150,8 @@ export interface FakeBinance {
    * key back, in any form; a body not starting with `{` is sent as text/plain.
    */
   unauthorizedBody?: (apiKey: string) => string;
+  /** Account settings and account-level faults: see `fake-binance-faults.ts`. */
+  account: FakeBinanceAccount;
   close(): Promise<void>;
 }
 
@@ -174,12 +189,17 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     orderFaults: [],
     readFaults: [],
     position: { amt: '0.000', entry: '0.0' },
+    account: createFakeBinanceAccount(),
     close: async () => {},
   };
   let nextOrderId = 1000;
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
+  };
+  const send = (res: ServerResponse, answer: FakeAnswer) => {
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+    res.end(JSON.stringify(answer.body));
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse, body: string) => {
@@ -188,6 +208,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     const raw = req.method === 'POST' ? body : query;
     const params = Object.fromEntries(new URLSearchParams(raw));
     fake.calls.push({ method: req.method ?? '', path: url.pathname, params, at: Date.now() });
+    const early = answerBeforeRoute(fake.account, req.method ?? '', url.pathname, req.headers['x-mbx-apikey'] !== undefined);
+    if (early) return send(res, early);
 
     if (req.method === 'GET') {
       const fault = fake.readFaults.shift();
@@ -203,6 +225,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     }
 
     // Everything below is signed: check the key and the HMAC of the payload, as Binance does.
+    const refused = answerSignedKey(fake.account, String(req.headers['x-mbx-apikey'] ?? ''));
+    if (refused) return send(res, refused);
     const apiKey = req.headers['x-mbx-apikey'];
     if (apiKey !== FAKE_BINANCE_API_KEY) {
       if (!fake.unauthorizedBody) return json(res, 401, { code: -2014, msg: 'API-key format invalid.' });
@@ -213,6 +237,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     const payload = raw.replace(/&?signature=[0-9a-f]+$/, '');
     const expected = createHmac('sha256', FAKE_BINANCE_SECRET).update(payload).digest('hex');
     if (params['signature'] !== expected) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
+    const late = answerSignedTime(fake.account, params) ?? answerAccountRoute(fake.account, req.method ?? '', url.pathname, params);
+    if (late) return send(res, late);
 
     const findOrder = () => {
       if (params['origClientOrderId'] !== undefined) return fake.orders.get(params['origClientOrderId']);
@@ -278,6 +304,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         // requests to fapi.binance.com; -4050 is mapped for every host.
         if (fault === 'insufficient') return json(res, 400, { code: -4050, msg: 'Cross balance insufficient.' });
         if (fault === 'drop') return; // never answered, nothing recorded
+        const hedged = answerOrderPositionSide(fake.account, params);
+        if (hedged) return send(res, hedged);
         const clientOrderId = params['newClientOrderId'] ?? `x-${nextOrderId}`;
         if (fake.orders.has(clientOrderId) && fake.orders.get(clientOrderId)!.status === 'NEW') {
           return json(res, 400, { code: -4015, msg: 'Client order id is not valid.' });

@@ -14,3 +14,4 @@ export {
   type FakeOrder,
   type OrderFault,
 } from './fake-binance-usdm.js';
+export { createFakeBinanceAccount, fakeServerTime, type FakeBinanceAccount, type FakeRateLimitAnswer } from './fake-binance-faults.js';
