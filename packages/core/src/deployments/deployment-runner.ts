@@ -1,6 +1,7 @@
 import type { LiveExitKind } from '../engine/model/codes.js';
 import { isStratboxError } from '../errors/stratbox-error.js';
 import type { OrderPlacement } from '../exchanges/order-placement.js';
+import { parseMarketSymbol } from '../exchanges/market-symbol.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
 import type { Clock } from '../ports/clock.js';
 import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-gateway.js';
@@ -12,6 +13,8 @@ import { liveTimeframe, type LiveAccountState, type LiveCallResult, type LiveInt
 import { SandboxError } from '../sandbox/sandbox-error.js';
 import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
+import { createRiskGuard, type RiskBreach, type RiskGuard } from './risk-guard.js';
+import { haltOnBreach } from './risk-halt.js';
 import { describeOrder, isFinal, isOpen, type OrderSync } from './order-sync.js';
 import { preflightDeployment } from './deployment-preflight.js';
 import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js';
@@ -108,6 +111,9 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   let feed: ClosedCandleFeed | null = null;
   let step = 0;
   let halted = false;
+  /** The risk limits' guard of this run (null: no limits), and whether a breach halted the deployment: nothing more goes to the strategy. */
+  let guard: RiskGuard | null = null;
+  let breached = false;
   let hideSource = false;
   let failures = 0;
   const lastTime = new Map<string, number>();
@@ -187,7 +193,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       );
     }
     for (const intent of result.intents) {
-      if (halted) return;
+      if (halted || breached) return;
       if (intent.kind === 'place') await placeIntent(intent, depth);
       else await cancelIntent(intent.id, depth);
     }
@@ -247,6 +253,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
 
   async function placeIntent(intent: Extract<LiveIntent, { kind: 'place' }>, depth: number) {
     const o = intent.order;
+    if (await rateBreached()) return;
     let side = o.side;
     let quantity = o.quantity;
     if (o.closeAll) {
@@ -262,6 +269,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     if (quantity === null || !(Number.isFinite(quantity) && quantity > 0)) {
       return deliverLocal(o.id, o, 'rejected', `order quantity is not positive (${quantity})`, depth);
     }
+    const refusal = await entryRefusal(o, side, quantity);
+    if (refusal) return deliverLocal(o.id, o, 'rejected', `refused by the risk limits: ${refusal}`, depth);
     const input = {
       userId: deployment.userId,
       deploymentId: deployment.id,
@@ -360,6 +369,72 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     return null;
   }
 
+  // Risk limits (risk-guard.ts decides, risk-halt.ts acts on a breach).
+
+  type PlaceOrder = Extract<LiveIntent, { kind: 'place' }>['order'];
+
+  /**
+   * The guard of this run: a deployment created or restarted by its owner measures from its
+   * start; one resumed after a restart of the service keeps the peak and day it had.
+   */
+  function openGuard(resumed: boolean) {
+    const risk = deployment.risk;
+    const currency = parseMarketSymbol(deployment.symbols[0] ?? '')?.equityCurrency ?? 'USDT';
+    guard = risk ? createRiskGuard(risk, resumed ? (deployment.riskState ?? null) : null, currency) : null;
+  }
+
+  /** Orders `onBreach: 'keep'` leaves in place: reduce-only ones and the strategy's stop-loss / take-profit closes. */
+  const isExitOrder = (order: OrderRecord) => order.reduceOnly || (guestOf.get(order.id)?.exit ?? null) !== null;
+
+  /** Halts the deployment for `breach`, once: the strategy's session ends at once, then risk-halt.ts cancels and closes. */
+  async function haltForBreach(breach: RiskBreach) {
+    if (breached) return;
+    breached = true;
+    const s = session;
+    session = null;
+    await s?.close();
+    const after = await haltOnBreach({ store, clock, logger: deps.logger, log, sync }, deployment, gateway(), breach, isExitOrder);
+    if (after) deployment = after;
+  }
+
+  /** One reading of the account for the guard (its peak and day are kept on the record when they move); true when the deployment is halted. */
+  async function checkRisk(state: LiveAccountState): Promise<boolean> {
+    if (breached) return true;
+    if (!guard) return false;
+    const positions = state.positions.map((p) => ({ symbol: p.symbol, side: p.side, quantity: p.quantity, price: lastClose.get(p.symbol) ?? p.entryPrice }));
+    const breach = guard.observe({ equity: state.equity, positions }, nowMs());
+    if (guard.takeChanged()) await store.deployments.update(deployment.id, { riskState: guard.state() });
+    if (breach) await haltForBreach(breach);
+    return breached;
+  }
+
+  /** Counts one order intent of the strategy; true when it breached `maxOrdersPerMinute` (the deployment is halted, the intent dropped). */
+  async function rateBreached(): Promise<boolean> {
+    const breach = guard?.countOrder(nowMs());
+    if (breach) await haltForBreach(breach);
+    return breached;
+  }
+
+  /** Why an entry would take its position past `maxPositionNotional` (counting the open entries on its side), else null. */
+  async function entryRefusal(o: PlaceOrder, side: 'buy' | 'sell', quantity: number): Promise<string | null> {
+    if (!guard || guard.limits.maxPositionNotional === undefined || o.reduceOnly || o.closeAll || o.exit) return null;
+    const price = o.type === 'market' ? (lastClose.get(o.symbol) ?? null) : o.price;
+    const held = (await gateway().fetchPositions([o.symbol])).find((p) => p.symbol === o.symbol);
+    let pending = 0;
+    for (const order of await store.orders.listOpen(deployment.id)) {
+      if (order.symbol !== o.symbol || order.side !== side || isExitOrder(order)) continue;
+      pending += order.quantity - order.filledQuantity;
+    }
+    return guard.refuseEntry({
+      symbol: o.symbol,
+      side,
+      quantity,
+      price,
+      position: held ? (held.side === 'long' ? held.quantity : -held.quantity) : 0,
+      pending: side === 'buy' ? pending : -pending,
+    });
+  }
+
   async function warmUp(timeframe: TimeframeName, warmup: number) {
     const upTo = feed!.lastClosedOpenTime(nowMs());
     const from = upTo - (warmup + 5) * step;
@@ -406,6 +481,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         step = TIMEFRAME_MS[timeframe];
         feed = createClosedCandleFeed({ marketData: deps.marketData, symbols: deployment.symbols, timeframe });
         await warmUp(timeframe, session.meta.warmup ?? 0);
+        openGuard(resumed);
         // Orders left open by an earlier run (a crash, a restart): looked up, never re-sent.
         const open = await store.orders.listOpen(deployment.id);
         for (const order of open) {
@@ -429,6 +505,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
             ? `Deployment resumed after a restart (${open.length} open order(s) reconciled)`
             : `Deployment started: ${deployment.symbols.join(', ')} on ${timeframe} candles, strategy version ${deployment.strategyVersion}`,
         );
+        // The guard's first reading (the peak of a fresh start; an account that cannot be read now is read at the first poll).
+        if (guard) {
+          const state = await accountState().catch(() => null);
+          if (state && (await checkRisk(state))) await this.halt();
+        }
         return null;
       } catch (error) {
         if (error instanceof SandboxError) return strategyFailure(error);
@@ -446,6 +527,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       if (halted || !session || !feed) return null;
       try {
         await syncOrders();
+        // After the account is read each cycle, and below before each candle: a breached limit halts the deployment.
+        if (guard && (await checkRisk(await accountState()))) return null;
         if (reconcileSchedule.due(nowMs())) {
           // Continuous reconciliation (reconciler.ts): orders the strategy must hear of go to onOrder; a halt ends the cycle.
           const run = await reconciler.run(deployment, gateway(), { stream: 'none' });
@@ -459,12 +542,14 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         if (behind) {
           const candles = await feed.between((s) => lastTime.get(s) ?? upTo, upTo);
           for (const candle of candles) {
-            if (halted) break;
+            if (halted || breached) break;
             lastClose.set(candle.symbol, candle.close);
             // A candle more than a period late (a slow cycle, a paused process) only feeds the indicators.
             if (candle.time < upTo - step) await session.history([candle]);
             else {
-              const result = await session.candle(candle, await accountState());
+              const state = await accountState();
+              if (await checkRisk(state)) break;
+              const result = await session.candle(candle, state);
               lastTime.set(candle.symbol, candle.time);
               await apply(result, 0);
             }
