@@ -145,8 +145,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   async function accountState(): Promise<LiveAccountState> {
     const g = gateway();
     const [balance, positions, open] = await Promise.all([g.fetchBalance(), g.fetchPositions(deployment.symbols), store.orders.listOpen(deployment.id)]);
-    const first = deployment.symbols[0] ?? '';
-    const settle = first.includes(':') ? first.split(':')[1]! : (first.split('/')[1] ?? 'USDT');
+    const settle = parseMarketSymbol(deployment.symbols[0] ?? '')?.equityCurrency ?? 'USDT';
     const unrealized = positions.reduce((sum, p) => sum + (p.unrealizedPnl ?? 0), 0);
     const equity = balance[settle]?.total ?? 0;
     return {

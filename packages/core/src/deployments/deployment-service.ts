@@ -3,6 +3,7 @@ import { ACTIVE_DEPLOYMENT_STATUSES, CreateDeploymentBody, RestartDeploymentBody
 import type { StrategyRunner } from '../ports/strategy-runner.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from '../backtests/strategy-runner-dep.js';
 import type { CredentialService } from '../credentials/credential-service.js';
+import { marketTypeOfSymbols } from '../exchanges/market-symbol.js';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/licences.js';
 import type { Clock } from '../ports/clock.js';
@@ -122,8 +123,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       if (new Set(body.symbols).size !== body.symbols.length) {
         throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
       }
-      const linear = body.symbols.map((s) => s.includes(':'));
-      if (linear.some((l) => l !== linear[0])) {
+      if (marketTypeOfSymbols(body.symbols) === null) {
         throw new StratboxError('VALIDATION_FAILED', 'Symbols of one deployment are all perpetuals (BASE/QUOTE:SETTLE) or all spot (BASE/QUOTE)', [
           { path: 'body.symbols', message: 'Mixed market types' },
         ]);
