@@ -84,8 +84,8 @@ export interface LiveHarness {
   clock: ManualClock;
   gateway: ExchangeGateway;
   deployment: DeploymentRecord;
-  /** A new runner of the deployment (a fresh process's, after a crash: its own gateway and session). */
-  runner(extra?: Partial<DeploymentRunnerDeps>): DeploymentRunner;
+  /** A new runner of the deployment as the Store holds it (a fresh process's, after a crash: its own gateway and session). */
+  runner(extra?: Partial<DeploymentRunnerDeps>): Promise<DeploymentRunner>;
   orders(): Promise<OrderRecord[]>;
   logs(): Promise<string[]>;
   current(): Promise<DeploymentRecord>;
@@ -132,9 +132,9 @@ export async function startLiveHarness(source: string, options: { reconcileInter
     clock,
     gateway,
     deployment,
-    runner(extra = {}) {
+    async runner(extra = {}) {
       const own = newGateway();
-      const current = { ...deployment };
+      const current = (await store.deployments.findById(userId, deployment.id))!;
       const runner = createDeploymentRunner(current, {
         store,
         clock,

@@ -20,6 +20,14 @@ export function onCandle(ctx, candle) {
 export function onOrder(ctx, order) { ctx.log('onOrder', order.status, order.side, order.quantity); }
 `;
 
+const BID_WHEN_FLAT = `
+export const meta = { timeframe: '1m' };
+export function onCandle(ctx, candle) {
+  if (!ctx.position(candle.symbol) && ctx.orders(candle.symbol).length === 0) ctx.buy(candle.symbol, { type: 'limit', price: 39000, quantity: 0.01 });
+}
+export function onOrder(ctx, order) { ctx.log('onOrder', order.status, order.side, order.quantity); }
+`;
+
 const IDLE = `
 export const meta = { timeframe: '1m' };
 export function onCandle() {}
@@ -53,9 +61,43 @@ describe('live faults against the Binance double', () => {
     h = undefined;
   });
 
+  it('1. an order accepted with its answer dropped, then a crash and a restart: exactly one exchange order per client id', async () => {
+    h = await startLiveHarness(BID_WHEN_FLAT);
+    const first = await h.runner();
+    expect(await first.start()).toBeNull();
+    // The exchange takes the order but its answer never comes; the lookups by client id fail too (429s).
+    h.fake.orderFaults.push('hang');
+    h.fake.onOrderPost = () => h!.fake.readFaults.push('http429', 'http429', 'http429', 'http429', 'http429', 'http429');
+    h.clock.nextCandle();
+    expect(await first.cycle()).toBeNull();
+    const [pending] = await h.orders();
+    expect(pending).toMatchObject({ status: 'pending', filledQuantity: 0 });
+    expect((await h.logs()).some((l) => l.startsWith('Order sent, outcome unknown yet'))).toBe(true);
+    // The next cycles retry the lookup, never the order; then the node dies.
+    h.fake.onOrderPost = undefined;
+    h.fake.readFaults.push('http429', 'http429', 'http429');
+    h.clock.nextCandle();
+    await first.cycle();
+    await first.halt();
+
+    // Restarted once the exchange answers again: the order is found by its client id, not sent again.
+    h.fake.readFaults.length = 0;
+    const second = await h.runner();
+    expect(await second.start()).toBeNull();
+    for (let i = 0; i < 3; i++) {
+      h.clock.nextCandle();
+      expect(await second.cycle()).toBeNull();
+    }
+    const posts = orderPosts(h).map((c) => c.params['newClientOrderId']);
+    expect(posts).toEqual([pending!.clientOrderId]);
+    expect(h.fake.orders.size).toBe(1);
+    const [onExchange] = [...h.fake.orders.values()];
+    expect(await h.orders()).toMatchObject([{ clientOrderId: pending!.clientOrderId, exchangeOrderId: String(onExchange!.orderId), status: 'open' }]);
+  }, 90_000);
+
   it('2. an order of the deployment the Store lacks is cancelled, and a Store order the exchange lacks is marked cancelled (the strategy is told)', async () => {
     h = await startLiveHarness(IDLE);
-    const runner = h.runner();
+    const runner = await h.runner();
     expect(await runner.start()).toBeNull();
     const prefix = clientOrderPrefix(h.deployment.id);
     // Left on the exchange by a crashed node (its Store write lost), and one placed by hand.
@@ -101,7 +143,7 @@ describe('live faults against the Binance double', () => {
 
   it('5. a position changed behind the deployment halts it (positionMismatch) and it enters no more', async () => {
     h = await startLiveHarness(BUY_ONCE);
-    const runner = h.runner();
+    const runner = await h.runner();
     expect(await runner.start()).toBeNull();
     h.clock.nextCandle();
     expect(await runner.cycle()).toBeNull();
@@ -130,7 +172,7 @@ describe('live faults against the Binance double', () => {
     const { store, deployment } = h;
     const wall = Date.now();
     expect(await store.deployments.acquireLease(deployment.id, 'node-a', new Date(wall + 60_000).toISOString(), new Date(wall).toISOString())).toBe(true);
-    const runner = h.runner({ fence: createStoreLeaseFence({ store, deploymentId: deployment.id, owner: 'node-a', leaseMs: 60_000 }) });
+    const runner = await h.runner({ fence: createStoreLeaseFence({ store, deploymentId: deployment.id, owner: 'node-a', leaseMs: 60_000 }) });
     expect(await runner.start()).toBeNull();
     // Node A stalls past its lease; node B takes the deployment over. A has not noticed yet.
     expect(await store.deployments.acquireLease(deployment.id, 'node-b', new Date(wall + 600_000).toISOString(), new Date(wall + 61_000).toISOString())).toBe(
