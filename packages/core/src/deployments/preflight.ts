@@ -1,3 +1,4 @@
+import { marketTypeOfSymbols } from '../exchanges/market-symbol.js';
 import { ExchangeGatewayError, type ExchangeGateway, type ExchangeMarginMode, type ExchangeMarket } from '../ports/exchange-gateway.js';
 
 /*
@@ -73,12 +74,9 @@ class CheckFailed extends Error {
 
 const MARKET_TYPE_NAME = { LINEAR: 'a USDT-margined perpetual', SPOT: 'a spot market' } as const;
 
-/** The market type a deployment's symbols ask for: all `BASE/QUOTE:SETTLE` is LINEAR, all `BASE/QUOTE` SPOT, a mix neither. */
+/** The market type a deployment's symbols ask for: all `BASE/QUOTE:SETTLE` is LINEAR, all `BASE/QUOTE` SPOT, a mix (or none) neither. */
 export function symbolsMarketType(symbols: readonly string[]): 'LINEAR' | 'SPOT' | null {
-  const linear = symbols.filter((s) => s.includes(':')).length;
-  if (linear === symbols.length) return 'LINEAR';
-  if (linear === 0) return 'SPOT';
-  return null;
+  return marketTypeOfSymbols(symbols);
 }
 
 /** What an exchange failure in a check tells the user, by the gateway error's reason. */

@@ -1,5 +1,6 @@
 import type { DeploymentHalt, ReconciliationReport } from '@stratbox/contract';
 import { clientOrderPrefix } from '../exchanges/client-order-id.js';
+import { parseMarketSymbol } from '../exchanges/market-symbol.js';
 import type { Clock } from '../ports/clock.js';
 import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Store } from '../ports/store.js';
@@ -67,7 +68,7 @@ export async function positionsFromFills(store: Store, deployment: DeploymentRec
   }
 }
 
-const isDerivative = (symbol: string) => symbol.includes(':');
+const isDerivative = (symbol: string) => parseMarketSymbol(symbol)?.marketType === 'LINEAR';
 
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const { store, clock, log, sync } = deps;
