@@ -14,4 +14,5 @@ export {
   type FakeOrder,
   type OrderFault,
 } from './fake-binance-usdm.js';
+export { describeExchangeGatewayContract, type ExchangeGatewayFactory, type ExchangeGatewayHarness } from './exchange-gateway-contract.js';
 export { createFakeBinanceAccount, fakeServerTime, type FakeBinanceAccount, type FakeRateLimitAnswer } from './fake-binance-faults.js';
