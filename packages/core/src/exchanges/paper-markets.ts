@@ -1,4 +1,5 @@
 import type { ExchangeMarket } from '../ports/exchange-gateway.js';
+import { parseMarketSymbol } from './market-symbol.js';
 import type { PaperSymbol } from './paper-account.js';
 
 /*
@@ -9,11 +10,9 @@ import type { PaperSymbol } from './paper-account.js';
 
 /** `BASE/QUOTE:SETTLE` (LINEAR, settle = quote) or `BASE/QUOTE` (SPOT), else null. */
 export function parsePaperSymbol(symbol: string, linear: boolean): PaperSymbol | null {
-  const match = /^([A-Z0-9]{1,20})\/([A-Z0-9]{1,20})(?::([A-Z0-9]{1,20}))?$/.exec(symbol);
-  if (!match) return null;
-  const [, base, quote, settle] = match as unknown as [string, string, string, string | undefined];
-  if (linear ? settle !== quote : settle !== undefined) return null;
-  return { symbol, base, quote, settle: settle ?? null };
+  const parsed = parseMarketSymbol(symbol);
+  if (!parsed || (linear ? parsed.settle !== parsed.quote : parsed.settle !== null)) return null;
+  return { symbol, base: parsed.base, quote: parsed.quote, settle: parsed.settle };
 }
 
 /** The port's view of a paper market. */
