@@ -19,6 +19,7 @@ import { describeOrder, isFinal, isOpen, type OrderSync } from './order-sync.js'
 import { preflightDeployment } from './deployment-preflight.js';
 import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js';
 import { createReconciler, createReconcileSchedule } from './reconciler.js';
+import { partialFill } from './partial-fill.js';
 
 /*
  * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
@@ -215,6 +216,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       reason: order.status === 'cancelled' ? 'cancelled' : order.status === 'rejected' ? 'rejected by the exchange' : null,
       tag: g?.tag ?? null,
       ...override,
+      // Partly filled, then cancelled: the strategy hears of the fill of what filled (its stop-loss and take-profit attach to it).
+      ...partialFill(order),
     };
     if (depth >= MAX_DEPTH) {
       await log.write(deployment, 'warn', `onOrder not called for ${order.id}: orders placed from onOrder went ${MAX_DEPTH} levels deep`);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientOrderPrefix } from '../exchanges/client-order-id.js';
 import type { FakeOrder } from '../testing/fake-binance-usdm.js';
+import { fillPart } from '../testing/fake-binance-order-faults.js';
 import { newId } from '../util/ids.js';
 import { createStoreLeaseFence } from './lease-fence.js';
 import { startLiveHarness, SYMBOL, type LiveHarness } from './live-faults-harness.js';
@@ -26,6 +27,19 @@ export function onCandle(ctx, candle) {
   if (!ctx.position(candle.symbol) && ctx.orders(candle.symbol).length === 0) ctx.buy(candle.symbol, { type: 'limit', price: 39000, quantity: 0.01 });
 }
 export function onOrder(ctx, order) { ctx.log('onOrder', order.status, order.side, order.quantity); }
+`;
+
+/** A bid with a stop-loss (above the flat candles, so the next candle after it attaches crosses it); the rest is cancelled a candle later. */
+const PARTIAL = `
+export const meta = { timeframe: '1m' };
+let placed = false;
+export function onCandle(ctx, candle) {
+  const p = ctx.position(candle.symbol);
+  if (p) ctx.log('position', p.quantity, 'stopLoss', p.stopLoss);
+  if (!placed) { placed = true; ctx.buy(candle.symbol, { type: 'limit', price: 39000, quantity: 0.01, stopLoss: 45000 }); return; }
+  for (const o of ctx.orders(candle.symbol)) ctx.cancel(o.id);
+}
+export function onOrder(ctx, order) { ctx.log('onOrder', order.type, order.status, order.side, order.quantity, order.reason); }
 `;
 
 const IDLE = `
@@ -165,6 +179,31 @@ describe('live faults against the Binance double', () => {
     expect(halted.reconciliation!.mismatches.map((m) => m.kind)).toEqual(['position']);
     expect((await h.logs()).some((l) => l.startsWith('Halted: the BTC/USDT:USDT position on the exchange is 0.03'))).toBe(true);
     expect(orderPosts(h)).toHaveLength(1);
+  }, 60_000);
+
+  it('7. 40 % filled, then cancelled: the position, the stop-loss exit and its size are all 40 %', async () => {
+    h = await startLiveHarness(PARTIAL);
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    h.clock.nextCandle();
+    expect(await runner.cycle()).toBeNull();
+    const [bid] = await h.orders();
+    expect(bid).toMatchObject({ type: 'limit', quantity: 0.01, status: 'open' });
+    fillPart(h.fake, bid!.clientOrderId, 0.004);
+    // The next candle: the strategy cancels the rest.
+    h.clock.nextCandle();
+    expect(await runner.cycle()).toBeNull();
+    expect(h.fake.orders.get(bid!.clientOrderId)).toMatchObject({ status: 'CANCELED', executedQty: '0.004' });
+    expect((await h.orders())[0]).toMatchObject({ status: 'cancelled', filledQuantity: 0.004 });
+    expect(h.fake.position.amt).toBe('0.004');
+    expect(await h.logs()).toContain('onOrder limit filled buy 0.004 partially filled (0.004 of 0.01), the rest cancelled');
+    // The stop-loss attached to the 0.004 filled; the next candle crosses it and closes exactly that.
+    h.clock.nextCandle();
+    expect(await runner.cycle()).toBeNull();
+    const exit = (await h.orders())[1];
+    expect(exit).toMatchObject({ side: 'sell', type: 'market', quantity: 0.004, reduceOnly: true, status: 'filled', filledQuantity: 0.004 });
+    expect(await h.logs()).toContain('onOrder stopLoss filled sell 0.004 null');
+    expect(h.fake.position.amt).toBe('0.000');
   }, 60_000);
 
   it('11. a node whose lease was taken mid-order does not send its order', async () => {

@@ -11,6 +11,7 @@ import {
   type FakeAnswer,
   type FakeBinanceAccount,
 } from './fake-binance-faults.js';
+import { answerAlgoOrder } from './fake-binance-order-faults.js';
 
 /*
  * A local stand-in for Binance USDT-margined futures: the endpoints ccxt's real binanceusdm
@@ -120,7 +121,7 @@ export interface FakeOrder {
   price: string;
   stopPrice: string;
   reduceOnly: boolean;
-  status: 'NEW' | 'FILLED' | 'CANCELED';
+  status: 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED';
   executedQty: string;
   avgPrice: string;
   time: number;
@@ -240,6 +241,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     const late = answerSignedTime(fake.account, params) ?? answerAccountRoute(fake.account, req.method ?? '', url.pathname, params);
     if (late) return send(res, late);
 
+    const algo = answerAlgoOrder(fake, req.method ?? '', url.pathname);
+    if (algo) return send(res, algo);
+
     const findOrder = () => {
       if (params['origClientOrderId'] !== undefined) return fake.orders.get(params['origClientOrderId']);
       return [...fake.orders.values()].find((o) => String(o.orderId) === params['orderId']);
@@ -345,7 +349,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return json(res, 400, { code: -2013, msg: 'Order does not exist.' });
       case 'DELETE /fapi/v1/order': {
         const order = findOrder();
-        if (!order || order.status !== 'NEW') return json(res, 400, { code: -2011, msg: 'Unknown order sent.' });
+        if (!order || !(order.status === 'NEW' || order.status === 'PARTIALLY_FILLED')) return json(res, 400, { code: -2011, msg: 'Unknown order sent.' });
         order.status = 'CANCELED';
         return json(res, 200, orderBody(order));
       }
@@ -353,7 +357,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return json(
           res,
           200,
-          [...fake.orders.values()].filter((o) => o.status === 'NEW' && (params['symbol'] === undefined || o.symbol === params['symbol'])).map(orderBody),
+          [...fake.orders.values()]
+            .filter((o) => (o.status === 'NEW' || o.status === 'PARTIALLY_FILLED') && (params['symbol'] === undefined || o.symbol === params['symbol']))
+            .map(orderBody),
         );
       default:
         return json(res, 404, { code: -5000, msg: `No route ${req.method} ${url.pathname}` });
