@@ -6,6 +6,7 @@ import {
   createStorePaperPersistence,
   createSystemClock,
   type Clock,
+  type ExchangeBans,
   type Logger,
   type StratboxConfig,
   type Store,
@@ -22,7 +23,12 @@ import { createExchangeAt } from './exchange-urls.js';
  * (an exchange's API on another host) and STRATBOX_CLOCK_SPEED / STRATBOX_CLOCK_ORIGIN (the
  * service clock runs SPEED times faster than real time from ORIGIN on).
  */
-export function readDeploymentConfig(store: Store, logger: Logger, env: ServerEnv): Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> {
+export function readDeploymentConfig(
+  store: Store,
+  logger: Logger,
+  env: ServerEnv,
+  exchangeBans?: ExchangeBans,
+): Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> {
   const out: Pick<StratboxConfig, 'deployments' | 'clock' | 'marketData'> = {};
   let clock: Clock | undefined;
   const speed = env.STRATBOX_CLOCK_SPEED;
@@ -41,6 +47,8 @@ export function readDeploymentConfig(store: Store, logger: Logger, env: ServerEn
   }
   const deployments: NonNullable<StratboxConfig['deployments']> = {};
   deployments.run = env.STRATBOX_RUN_DEPLOYMENTS ?? env.STRATBOX_ROLE !== 'api';
+  // 429/418 bans per credential, shared by every process when on Redis (exchange-bans-config.ts)
+  if (exchangeBans) deployments.exchangeBans = exchangeBans;
   if (env.STRATBOX_DEPLOYMENT_POLL_MS !== undefined) deployments.pollIntervalMs = env.STRATBOX_DEPLOYMENT_POLL_MS;
   if (env.STRATBOX_DEPLOYMENT_LEASE_MS !== undefined) deployments.leaseMs = env.STRATBOX_DEPLOYMENT_LEASE_MS;
   if (env.STRATBOX_DEPLOYMENT_SCAN_MS !== undefined) deployments.scanIntervalMs = env.STRATBOX_DEPLOYMENT_SCAN_MS;
@@ -50,6 +58,7 @@ export function readDeploymentConfig(store: Store, logger: Logger, env: ServerEn
     const paperData = out.marketData ?? createMarketData({ store });
     deployments.exchanges = createExchangeClientPool({
       logger,
+      ...(exchangeBans ? { bans: exchangeBans } : {}),
       ...(clock ? { clock } : {}),
       paper: {
         prices: createCandlePriceSource({ marketData: paperData, clock: clock ?? createSystemClock() }),

@@ -13,6 +13,7 @@ import { openQueue } from './open-queue.js';
 import { readScaleOutConfig, runsJobs, servesHttp } from './roles.js';
 import { readBacktestConfig } from './backtest-config.js';
 import { openRateLimiter, readRateLimits } from './rate-limit-config.js';
+import { openExchangeBans } from './exchange-bans-config.js';
 
 /**
  * Starts the Stratbox service in the role STRATBOX_ROLE says (api, worker or all, see
@@ -27,7 +28,8 @@ async function main() {
   const rateLimits = readRateLimits(env);
   const store = await openStore(config, logger);
   const { queue, events } = openQueue(scale, logger);
-  const live = readDeploymentConfig(store, logger, env);
+  const exchangeBans = openExchangeBans(scale, logger);
+  const live = readDeploymentConfig(store, logger, env, exchangeBans);
   const stratbox = createStratbox({
     store,
     logger,
@@ -56,6 +58,7 @@ async function main() {
       stopping = true;
       logger.info('shutting down', { signal });
       await stratbox.close(); // running jobs go back to the queue for the other workers
+      await exchangeBans?.close();
       logger.info('stopped');
       process.exit(0);
     };
@@ -102,6 +105,7 @@ async function main() {
       server.closeIdleConnections();
     });
     await stratbox.close();
+    await exchangeBans?.close();
     logger.info('stopped');
     if (rateLimiter) await rateLimiter.close();
     process.exit(0);

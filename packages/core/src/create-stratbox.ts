@@ -32,6 +32,8 @@ import { createCredentialService, type CredentialService } from './credentials/c
 import { createCandlePriceSource } from './exchanges/candle-price-source.js';
 import { createMarketDataFundingSource } from './exchanges/paper-funding-source.js';
 import { createExchangeClientPool, type ExchangeClientPool } from './exchanges/exchange-client-pool.js';
+import { createMemoryExchangeBans } from './exchanges/memory-exchange-bans.js';
+import type { ExchangeBans } from './ports/exchange-bans.js';
 import { createStorePaperPersistence } from './exchanges/paper-persistence.js';
 import { createLiveSandbox, type LiveSandboxOptions } from './deployments/live-sandbox.js';
 import { createDeploymentService, type DeploymentService } from './deployments/deployment-service.js';
@@ -96,6 +98,13 @@ export interface StratboxConfig {
   deployments?: DeploymentSupervisorOptions & {
     sandbox?: LiveSandboxOptions;
     exchanges?: ExchangeClientPool;
+    /**
+     * Where the default exchange client pool keeps 429/418 bans per credential (default: this
+     * process's memory). Give a shared one (`createRedisExchangeBans` of `@stratbox/queue-bullmq`)
+     * when several processes trade on the same credentials. Ignored with `exchanges`: give that
+     * pool its own `bans`.
+     */
+    exchangeBans?: ExchangeBans;
   };
   /**
    * What `start()` does about backtests a stop left queued or running. Default: `resubmit` when
@@ -235,6 +244,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     createExchangeClientPool({
       clock,
       logger,
+      bans: config.deployments?.exchangeBans ?? createMemoryExchangeBans(),
       paper: {
         prices: createCandlePriceSource({ marketData, clock }),
         funding: createMarketDataFundingSource({ marketData, clock }),
