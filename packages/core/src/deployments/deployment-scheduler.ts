@@ -113,6 +113,7 @@ export function createDeploymentScheduler(deps: DeploymentSchedulerDeps): Deploy
     let after: { createdAt: string; id: string } | undefined;
     try {
       for (;;) {
+        // Not `halted`: a halted deployment stays halted, runner-less, until its owner restarts or stops it.
         const page = await store.deployments.listByStatus(['starting', 'running', 'stopping'], deps.scanPageSize, after);
         for (const deployment of page) {
           while (inFlight.size >= deps.resumeConcurrency) await Promise.race(inFlight);

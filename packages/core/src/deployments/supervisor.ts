@@ -80,7 +80,8 @@ export interface DeploymentSupervisor {
   /**
    * Resumes every deployment that was starting, running or stopping when the process ended (all
    * of them, read page by page, `resumeConcurrency` at a time, in the background), then scans
-   * every `scanIntervalMs`.
+   * every `scanIntervalMs`. A `halted` deployment is not resumed: it stays halted until its owner
+   * restarts it (through `starting`) or stops it (any process then takes its free lease to stop it).
    */
   start(): Promise<void>;
   /** Runs a deployment that is `starting` (created or restarted); resolves once it runs or failed. */
