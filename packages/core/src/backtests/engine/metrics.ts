@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Metrics, SymbolMetrics } from '@stratbox/contract';
+import { exactPow } from '../../util/exact-pow.js';
 
 export type BacktestMetrics = z.infer<typeof Metrics>;
 export type BacktestSymbolMetrics = z.infer<typeof SymbolMetrics>;
@@ -59,7 +60,8 @@ export function curveMetrics(curve: CurveInput) {
   const totalReturn = final / initial - 1;
   const bar = medianGap(times);
   const years = (times[n - 1]! - times[0]! + bar) / YEAR_MS;
-  const cagr = years > 0 ? (final <= 0 ? -1 : (final / initial) ** (1 / years) - 1) : null;
+  // exactPow, not **: the same bits on every Node version (V8's pow changed between 20 and 24).
+  const cagr = years > 0 ? (final <= 0 ? -1 : exactPow(final / initial, 1 / years) - 1) : null;
 
   let peak = initial;
   let peakTime = times[0]!;
