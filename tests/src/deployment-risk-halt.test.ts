@@ -157,5 +157,10 @@ describe('a paper deployment that breaches maxDrawdown', () => {
     expect((await client.deployments.orders({ params: { id }, query: { limit: 100 } })).orders).toEqual(orders);
     expect(await messages(id)).toEqual(log);
     expect((await client.deployments.positions({ params: { id } })).positions).toEqual([]);
+
+    // No process holds it now; stop still works from halted.
+    const stopped = await client.deployments.stop({ params: { id } });
+    expect(stopped.status).toBe('stopped');
+    expect((await messages(id)).at(-1)).toMatch(/^Deployment stopped \(0 position\(s\) closed\)/);
   }, 240_000);
 });

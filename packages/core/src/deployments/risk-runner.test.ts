@@ -115,8 +115,14 @@ describe('risk limits in a running deployment', () => {
     ]);
     expect(log.find((m) => m.startsWith('Deployment halted ('))).toMatch(/^Deployment halted \(1 order\(s\) cancelled, positions kept\)/);
 
-    // Stop from halted flattens the account.
+    // Restart from halted with the limits removed: its strategy starts afresh and asks for its four
+    // orders again, all sent now; then stop flattens the account.
     expect((await get(id)).status).toBe('halted');
+    const restarted = await stratbox.deployments.restart(userId, id, { risk: null });
+    expect(restarted).toMatchObject({ status: 'starting', halt: null, risk: null });
+    await expect.poll(async () => (await get(id)).status).toBe('running');
+    await expect.poll(async () => (await orders(id)).length).toBe(7);
+    expect((await get(id)).status).toBe('running');
     const stopped = await stratbox.deployments.stop(userId, id);
     expect(stopped.status).toBe('stopped');
     expect((await orders(id)).filter((o) => o.status === 'open')).toEqual([]);
