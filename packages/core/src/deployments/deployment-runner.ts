@@ -20,6 +20,7 @@ import { preflightDeployment } from './deployment-preflight.js';
 import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js';
 import { createReconciler, createReconcileSchedule } from './reconciler.js';
 import { partialFill } from './partial-fill.js';
+import { createProtectiveExits } from './protective-exit.js';
 
 /*
  * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
@@ -126,6 +127,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   const delivered = new Set<string>();
   const nowMs = () => clock.now().getTime();
   const reconciler = createReconciler({ store, clock, log, sync });
+  const exits = createProtectiveExits({ store, clock, log, sync, placement });
   const reconcileSchedule = createReconcileSchedule(nowMs(), deps.reconcileIntervalMs);
   /** The gateway orders are sent through: fenced on the lease when the supervisor gives a fence. */
   const sendGateway = () => (deps.fence ? fenceGateway(gateway(), deps.fence, store, deployment.id) : gateway());
@@ -262,7 +264,9 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       const position = (await gateway().fetchPositions([o.symbol])).find((p) => p.symbol === o.symbol);
       if (!position) return deliverLocal(o.id, o, 'cancelled', 'no position to close', depth);
       side = position.side === 'long' ? 'sell' : 'buy';
-      quantity = position.quantity;
+      // min(position, free), rounded down to the step; dust is recorded, not sent (protective-exit.ts).
+      quantity = await exits.size(deployment, gateway(), o.symbol, position.quantity, lastClose.get(o.symbol) ?? position.markPrice);
+      if (quantity === null) return deliverLocal(o.id, o, 'cancelled', 'only dust left, too small for the exchange to take', depth);
     } else if (quantity === null && o.size !== null) {
       const price = o.type === 'market' ? lastClose.get(o.symbol) : (o.price ?? undefined);
       const state = await accountState();
@@ -316,6 +320,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         await log.write(deployment, 'warn', `Order rejected by ${error.exchange}: ${describeOrder(written)}: ${error.message}`);
         sync.publish(deployment, written);
         await deliver(written, depth, { reason: error.message });
+        // A protective stop the exchange refused: the position is closed rather than left unprotected.
+        if (written.type === 'stop' && written.reduceOnly) {
+          const closed = await exits.closeAfterRefusedStop(deployment, gateway(), written, error.message);
+          if (closed) await deliver(closed, depth);
+        }
         return;
       }
       if (written) {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientOrderPrefix } from '../exchanges/client-order-id.js';
 import type { FakeOrder } from '../testing/fake-binance-usdm.js';
-import { fillPart } from '../testing/fake-binance-order-faults.js';
+import { fillPart, refuseStopOrders } from '../testing/fake-binance-order-faults.js';
 import { newId } from '../util/ids.js';
 import { createStoreLeaseFence } from './lease-fence.js';
 import { startLiveHarness, SYMBOL, type LiveHarness } from './live-faults-harness.js';
@@ -39,6 +39,24 @@ export function onCandle(ctx, candle) {
   if (!placed) { placed = true; ctx.buy(candle.symbol, { type: 'limit', price: 39000, quantity: 0.01, stopLoss: 45000 }); return; }
   for (const o of ctx.orders(candle.symbol)) ctx.cancel(o.id);
 }
+export function onOrder(ctx, order) { ctx.log('onOrder', order.type, order.status, order.side, order.quantity, order.reason); }
+`;
+
+const BUY_THEN_STOP = `
+export const meta = { timeframe: '1m' };
+let bought = false;
+export function onCandle(ctx, candle) {
+  if (!bought) { bought = true; ctx.buy(candle.symbol, { quantity: 0.01 }); }
+}
+export function onOrder(ctx, order) {
+  ctx.log('onOrder', order.type, order.status, order.side, order.quantity);
+  if (order.status === 'filled' && order.side === 'buy') ctx.sell(order.symbol, { type: 'stop', price: 38000, quantity: 0.01, reduceOnly: true });
+}
+`;
+
+const CLOSE_EACH_CANDLE = `
+export const meta = { timeframe: '1m' };
+export function onCandle(ctx, candle) { if (ctx.position(candle.symbol)) ctx.close(candle.symbol); }
 export function onOrder(ctx, order) { ctx.log('onOrder', order.type, order.status, order.side, order.quantity, order.reason); }
 `;
 
@@ -179,6 +197,43 @@ describe('live faults against the Binance double', () => {
     expect(halted.reconciliation!.mismatches.map((m) => m.kind)).toEqual(['position']);
     expect((await h.logs()).some((l) => l.startsWith('Halted: the BTC/USDT:USDT position on the exchange is 0.03'))).toBe(true);
     expect(orderPosts(h)).toHaveLength(1);
+  }, 60_000);
+
+  it('6. a protective stop the exchange refuses: the position is closed with a reduce-only market order', async () => {
+    h = await startLiveHarness(BUY_THEN_STOP);
+    refuseStopOrders(h.fake);
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    h.clock.nextCandle();
+    expect(await runner.cycle()).toBeNull();
+    const orders = await h.orders();
+    const entry = orders.find((o) => o.side === 'buy');
+    const stop = orders.find((o) => o.type === 'stop');
+    const close = orders.find((o) => o.side === 'sell' && o.type === 'market');
+    expect(entry).toMatchObject({ side: 'buy', type: 'market', status: 'filled', filledQuantity: 0.01 });
+    expect(stop).toMatchObject({ side: 'sell', type: 'stop', reduceOnly: true, status: 'rejected' });
+    expect(close).toMatchObject({ side: 'sell', type: 'market', reduceOnly: true, quantity: 0.01, status: 'filled' });
+    expect(h.fake.position.amt).toBe('0.000');
+    const logs = await h.logs();
+    expect(logs.some((l) => l.startsWith('Stop order refused by the exchange') && l.includes('position closed with sell 0.01'))).toBe(true);
+    expect(logs).toContain('onOrder stop rejected sell 0.01');
+  }, 60_000);
+
+  it('8. dust below the minimum quantity: the close sends nothing, the dust is recorded once per close, never sent and refused', async () => {
+    h = await startLiveHarness(CLOSE_EACH_CANDLE, { reconcileIntervalMs: 3_600_000 });
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    h.fake.position = { amt: '0.0004', entry: '40000' }; // below the 0.001 minimum quantity
+    for (let i = 0; i < 2; i++) {
+      h.clock.nextCandle();
+      expect(await runner.cycle()).toBeNull();
+    }
+    expect(orderPosts(h)).toHaveLength(0);
+    const logs = await h.logs();
+    expect(logs.filter((l) => l.startsWith('Dust left in BTC/USDT:USDT: 0.0004 cannot be sold'))).toHaveLength(2);
+    expect(logs).toContain('onOrder market cancelled sell 0.0004 only dust left, too small for the exchange to take');
+    const report = (await h.current()).reconciliation!;
+    expect(report.mismatches.map((m) => m.kind)).toEqual(['balance', 'balance']);
   }, 60_000);
 
   it('7. 40 % filled, then cancelled: the position, the stop-loss exit and its size are all 40 %', async () => {

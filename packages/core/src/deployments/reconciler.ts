@@ -217,3 +217,15 @@ export function createReconcileSchedule(startMs: number, intervalMs = DEFAULT_RE
     },
   };
 }
+
+/** Adds one mismatch to the deployment's reconciliation report (the latest `MAX_MISMATCHES` are kept), outside a reconciliation run. */
+export async function noteMismatch(store: Store, deployment: DeploymentRecord, mismatch: ReconciliationMismatch): Promise<void> {
+  const current = (await store.deployments.findById(deployment.userId, deployment.id))?.reconciliation ?? null;
+  const report: ReconciliationReport = {
+    lastRunAt: current?.lastRunAt ?? null,
+    runs: current?.runs ?? 0,
+    mismatches: [...(current?.mismatches ?? []), mismatch].slice(-MAX_MISMATCHES),
+    stream: current?.stream ?? 'none',
+  };
+  await store.deployments.update(deployment.id, { reconciliation: report });
+}
