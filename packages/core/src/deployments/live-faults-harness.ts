@@ -98,7 +98,7 @@ export async function startLiveHarness(source: string, options: { reconcileInter
   const clock = manualClock(Math.floor(Date.now() / MINUTE) * MINUTE + 1000);
   const logger = createSilentLogger();
   const stratbox: Stratbox = createStratbox({ store, clock, logger, workerConcurrency: 0, deployments: { run: false } });
-  const { userId } = await stratbox.users.createUser(`u${newId('x').slice(-6)}`);
+  const { userId } = await stratbox.users.createUser(`u${newId('user').slice(-6)}`);
   const strategy = await stratbox.strategies.create(userId, { name: 'fault', description: '', source, marketType: 'LINEAR' });
   const time = clock.now().toISOString();
   const deployment: DeploymentRecord = {
