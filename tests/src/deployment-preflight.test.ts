@@ -120,6 +120,24 @@ describe('pre-flight checks of a new deployment', () => {
     }
   });
 
+  it('a restart runs the checks again: once the exchange accepts the key, the failed deployment runs', async () => {
+    fake.account.rejectSignedRequests = true;
+    const created = (await send('POST', '/api/deployments', { strategyId, credentialId, symbols: ['BTC/USDT:USDT'], params: {} })) as { id: string };
+    await expect.poll(async () => (await view(created.id)).status, { timeout: 10_000, interval: 50 }).toBe('failed');
+    fake.account.rejectSignedRequests = false;
+    const accountCalls = () => fake.calls.filter((c) => c.path === '/fapi/v3/account').length;
+    const before = accountCalls();
+    await send('POST', `/api/deployments/${created.id}/restart`);
+    await expect.poll(async () => (await view(created.id)).status, { timeout: 20_000, interval: 50 }).toBe('running');
+    const running = await view(created.id);
+    expect(running.error).toBeNull();
+    expect(running.preflight).toMatchObject({ ok: true });
+    expect(running.preflight!.checks.find((c) => c.name === 'credential')).toMatchObject({ ok: true });
+    expect(accountCalls()).toBeGreaterThan(before);
+    await send('POST', `/api/deployments/${created.id}/stop`);
+    await expect.poll(async () => (await view(created.id)).status, { timeout: 20_000, interval: 50 }).toBe('stopped');
+  });
+
   it('a hedge-mode account that refuses to switch is failed with EXCHANGE_POSITION_MODE naming the fix, before any order', async () => {
     fake.account.dualSidePosition = true;
     fake.account.refusePositionModeChange = true;
