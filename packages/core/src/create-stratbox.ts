@@ -269,6 +269,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     ...(config.deployments?.leaseMs === undefined ? {} : { leaseMs: config.deployments.leaseMs }),
     ...(config.deployments?.resumeConcurrency === undefined ? {} : { resumeConcurrency: config.deployments.resumeConcurrency }),
     ...(config.deployments?.scanPageSize === undefined ? {} : { scanPageSize: config.deployments.scanPageSize }),
+    ...(config.deployments?.reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs: config.deployments.reconcileIntervalMs }),
     onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
   });
   const deployments = createDeploymentService({

@@ -16,6 +16,7 @@ import { createDeploymentRunner, type DeploymentRunner } from './deployment-runn
 import { createDeploymentScheduler } from './deployment-scheduler.js';
 import { createDeploymentStopFlow } from './deployment-stop.js';
 import { createOrderSync } from './order-sync.js';
+import { createStoreLeaseFence } from './lease-fence.js';
 
 /** Options of the deployment supervisor that a host may tune. */
 export interface DeploymentSupervisorOptions {
@@ -58,6 +59,12 @@ export interface DeploymentSupervisorOptions {
   resumeConcurrency?: number;
   /** How many deployments one Store read returns while resuming and scanning; all pages are read. Default 500. */
   scanPageSize?: number;
+  /**
+   * How often each running deployment reconciles the Store with its exchange account (orders,
+   * positions; see docs/live-deployments.md, "Reconciliation"), in ms of `clock`. Default 30 000.
+   * A run also follows at once when an open order is gone from the exchange.
+   */
+  reconcileIntervalMs?: number;
 }
 
 export interface DeploymentSupervisorDeps extends DeploymentSupervisorOptions {
@@ -206,6 +213,16 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
       log,
       acquireGateway,
       maxExchangeFailures,
+      ...(deps.reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs: deps.reconcileIntervalMs }),
+      // Right before each order is sent, the lease is confirmed in the Store: a node whose lease was taken sends nothing.
+      fence: createStoreLeaseFence({
+        store,
+        deploymentId: deployment.id,
+        owner: leases.owner,
+        leaseMs: leases.leaseMs,
+        holds: () => leases.holds(deployment.id),
+        ...(deps.leaseClock ? { wall: deps.leaseClock } : {}),
+      }),
       ...(deps.onCompute ? { onCompute: deps.onCompute } : {}),
       onCrash: (error) => {
         void locks.run(deployment.id, async () => {
