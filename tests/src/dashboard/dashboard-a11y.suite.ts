@@ -8,13 +8,15 @@ import { BROWSER_TIMEOUT_MS, launchChromium } from '../harness/browser.js';
 import { type DashboardTab, openDashboardTab, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
 import { seedListing, seedOptimization, seedPaperDeployment, seedReviewedListing, seedTwoBacktests } from '../harness/dashboard-seed.js';
+import { seedHaltedDeployment } from '../harness/dashboard-seed-risk.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
 /*
  * axe-core in the real browser on every page of the built dashboard: no serious or critical
  * violation. To check a new page, add it to PAGES (its address, what shows it is drawn, and
  * what it hides until asked: a form, a dialog). The user has records on every list: two
- * backtests, a completed optimization, a running paper deployment with orders, a listing of
+ * backtests, a completed optimization, a running paper deployment with orders, a halted one with
+ * every risk limit set, a listing of
  * theirs the other user bought and reviewed, and one of the other user's they bought and
  * reviewed (a third they did not buy).
  * The other user has strategies but no exchange account yet. The clock runs 60 times faster so
@@ -29,6 +31,8 @@ interface Seeded {
   /** A completed 2 × 2 grid optimization of the strategy, with 2 walk-forward folds. */
   optimizationId: string;
   deploymentId: string;
+  /** A paper deployment with every risk limit set, halted by one (its halt, pre-flight and reconciliation shown). */
+  haltedDeploymentId: string;
   /** The user's own listing, with a review by its buyer. */
   ownListingId: string;
   /** The other user's listing the user bought and reviewed. */
@@ -83,6 +87,12 @@ const PAGES: PageCheck[] = [
     path: (s) => `/deployments/${s.deploymentId}`,
     ready: { selector: '.live-orders tbody tr' },
     reveal: (page) => openDialog(page, page.getByRole('button', { name: 'Stop', exact: true }), 'Stop this deployment?'),
+  },
+  {
+    name: 'deployment (halted: the breach, risk limits, pre-flight, reconciliation), then its restart dialog',
+    path: (s) => `/deployments/${s.haltedDeploymentId}`,
+    ready: { selector: ['.halt-banner', 'section[aria-labelledby="risk-title"] .metric-card', '.check-list li'] },
+    reveal: (page) => openDialog(page, page.getByRole('button', { name: 'Restart' }), 'Restart this deployment?'),
   },
   { name: 'new deployment', path: () => '/deployments/new', ready: { selector: 'form' } },
   { name: 'new deployment (no exchange account yet)', path: () => '/deployments/new', ready: { selector: '.paper-credential' }, user: 'other' },
@@ -153,16 +163,22 @@ describe('accessibility of every dashboard page (axe-core in Chromium)', () => {
 
   beforeAll(async () => {
     await ensureDashboardBuilt();
-    service = await startWsTestService({ clock: acceleratedClock(60), deployments: { pollIntervalMs: 100 } });
+    // Two live bots: the running deployment and the halted one (halted still counts).
+    service = await startWsTestService({
+      clock: acceleratedClock(60),
+      deployments: { pollIntervalMs: 100 },
+      billing: { plans: { free: { limits: { deployments: 2 } } } },
+    });
     ({ apiKey, client } = await service.newUser('a11y-user'));
     other = await service.newUser('a11y-other');
     const { listingId: ownListingId } = await seedReviewedListing(client, other.client, 'Trend rider (seeded)');
     const { listingId: boughtListingId } = await seedReviewedListing(other.client, client, 'Range fader (seeded)');
     const { listingId: unboughtListingId } = await seedListing(other.client, 'Breakout (seeded)');
     const { deploymentId } = await seedPaperDeployment(client);
+    const { deploymentId: haltedDeploymentId } = await seedHaltedDeployment(client);
     const backtests = await seedTwoBacktests(client);
     const { optimizationId } = await seedOptimization(client, backtests.strategyId);
-    seeded = { ...backtests, optimizationId, deploymentId, ownListingId, boughtListingId, unboughtListingId };
+    seeded = { ...backtests, optimizationId, deploymentId, haltedDeploymentId, ownListingId, boughtListingId, unboughtListingId };
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(BROWSER_TIMEOUT_MS);

@@ -7,6 +7,7 @@ import { launchChromium } from '../harness/browser.js';
 import { type DashboardTab, openDashboardTab, screenshot, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
 import { EVERY_CANDLE, SMA_CROSS } from '../harness/dashboard-seed.js';
+import { TWO_ORDERS } from '../harness/dashboard-seed-risk.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
 /*
@@ -155,6 +156,79 @@ describe('the dashboard’s deployments and marketplace in a browser', () => {
     expect((await alice.client.deployments.list()).deployments).toEqual([]);
     expect(seller.errors).toEqual([]);
   }, 120_000);
+
+  it('deploys on paper with risk limits set in the form, shows them on its page, shows the breach when halted, restarts and stops it from halted', async () => {
+    const { page } = seller;
+    const strategy = await alice.client.strategies.create({ body: { name: 'Two orders (e2e)', source: TWO_ORDERS } });
+    await page.getByRole('link', { name: 'Deployments' }).click();
+    await page.getByRole('link', { name: 'New deployment' }).click();
+    await expect.poll(() => page.getByLabel('Exchange account').inputValue()).toMatch(/^cred_/);
+    await page.getByLabel('Strategy').selectOption(strategy.id);
+    await page.getByLabel('Symbols').fill('BTC/USDT:USDT');
+    await page.getByLabel('Max drawdown (%)').fill('20');
+    await page.getByLabel('Daily loss limit (%)').fill('2.5');
+    await page.getByLabel('Max position notional').fill('5000');
+    await page.getByLabel('Max orders per minute').fill('1');
+    await page.getByLabel('On a breach').selectOption('keep');
+    await shot(page, 'live-risk-1-form');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.waitForURL(/\/deployments\/dep_/);
+    const id = page.url().split('/').at(-1)!;
+    expect((await alice.client.deployments.get({ params: { id } })).risk).toEqual({
+      maxDrawdown: 0.2,
+      dailyLossLimit: 0.025,
+      maxPositionNotional: 5000,
+      maxOrdersPerMinute: 1,
+      onBreach: 'keep',
+    });
+
+    // the limits as the page shows them
+    const limits = page.locator('section[aria-labelledby="risk-title"]');
+    const card = (label: string) => limits.locator('.metric-card', { has: page.getByText(label, { exact: true }) }).locator('dd');
+    await card('Max drawdown').waitFor();
+    expect(await card('Max drawdown').textContent()).toBe('20.00%');
+    expect(await card('Daily loss limit').textContent()).toBe('2.50%');
+    expect(await card('Max position notional').textContent()).toBe('5,000.00');
+    expect(await card('Max orders per minute').textContent()).toBe('1');
+    expect(await card('On a breach').textContent()).toBe('keep the positions');
+
+    // its second order on the first candle breaches maxOrdersPerMinute (it is not sent, so no order tells the page):
+    // the page, reading a running deployment again every few seconds, shows which limit, the figures and when
+    await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 60_000 }).toBe('halted');
+    const banner = page.locator('.halt-banner');
+    await banner.waitFor();
+    expect(await banner.locator('.error-title').textContent()).toBe('The deployment is halted: Max orders per minute');
+    expect(await banner.textContent()).toContain('The strategy asked for 2 orders within a minute; maxOrdersPerMinute is 1');
+    const halt = (await alice.client.deployments.get({ params: { id } })).halt!;
+    expect(await banner.locator('.halt-figures').textContent()).toBe(`Measured2Limit1Halted at${halt.at.slice(0, 10)} ${halt.at.slice(11, 16)}`);
+    // the pre-flight result is shown too
+    await page.locator('section[aria-labelledby="preflight-title"]').getByText('Passed', { exact: true }).waitFor();
+    await shot(page, 'live-risk-2-halted');
+    await fitsLaptop(page, 'live-risk-2-laptop-width');
+
+    // restart from halted: the halt is cleared, and the strategy, started afresh, breaches again
+    await page.getByRole('button', { name: 'Restart' }).click();
+    await page.getByRole('dialog', { name: 'Restart this deployment?' }).getByRole('button', { name: 'Restart deployment' }).click();
+    await expect
+      .poll(
+        async () => {
+          const d = await alice.client.deployments.get({ params: { id } });
+          return d.status === 'halted' && d.halt !== null && d.halt.at !== halt.at;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    await page.reload();
+    await expect.poll(() => page.locator('h1 .badge').textContent()).toBe('halted');
+
+    // stop from halted closes what it kept
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Stop this deployment?' }).getByRole('button', { name: 'Stop deployment' }).click();
+    await expect.poll(() => page.locator('h1 .badge').textContent(), { timeout: 30_000 }).toBe('stopped');
+    await expect(page.locator('.halt-banner').count()).resolves.toBe(0);
+    await alice.client.deployments.delete({ params: { id } });
+    expect(seller.errors).toEqual([]);
+  }, 180_000);
 
   it('lists a strategy from My listings', async () => {
     const { page } = seller;

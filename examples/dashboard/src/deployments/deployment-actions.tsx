@@ -19,7 +19,7 @@ const QUESTIONS: Record<Action, { title: string; confirm: string; body: string; 
   restart: {
     title: 'Restart this deployment?',
     confirm: 'Restart deployment',
-    body: 'The strategy starts again from its warm-up on the same account and symbols; orders left open are looked up, never sent twice.',
+    body: 'The strategy starts again from its warm-up on the same account and symbols, with the same risk limits (a halt is cleared, and drawdown is measured from the new start); orders left open are looked up, never sent twice.',
     danger: false,
   },
   delete: {
@@ -36,8 +36,8 @@ export function DeploymentActions({ deployment, onChanged }: { deployment: Deplo
   const [asking, setAsking] = useState<Action | null>(null);
   const change = useAction();
   const { status } = deployment;
-  const canStop = status === 'starting' || status === 'running' || status === 'failed';
-  const canRestart = status === 'running' || status === 'stopped' || status === 'failed';
+  const canStop = status === 'starting' || status === 'running' || status === 'halted' || status === 'failed';
+  const canRestart = status === 'running' || status === 'halted' || status === 'stopped' || status === 'failed';
 
   async function confirm() {
     if (!asking) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultCredential, deploymentBody, initialDeploymentValues, paramDefaults } from './deployment-form-values.js';
+import { EMPTY_RISK, defaultCredential, deploymentBody, initialDeploymentValues, paramDefaults, riskBody } from './deployment-form-values.js';
 
 describe('deployment form values', () => {
   it('sends the symbols upper-cased and leaves empty parameters to their defaults', () => {
@@ -10,6 +10,22 @@ describe('deployment form values', () => {
       symbols: ['BTC/USDT:USDT', 'ETH/USDT:USDT'],
       params: { fast: '12' },
     });
+  });
+
+  it('sends the risk limits typed, percentages as fractions, and none when none is typed', () => {
+    const base = initialDeploymentValues('str_1', 'cred_1');
+    expect(deploymentBody(base)).not.toHaveProperty('risk');
+    expect(riskBody({ ...EMPTY_RISK, onBreach: 'keep' })).toBeUndefined();
+    expect(riskBody({ maxDrawdownPercent: '20', dailyLossPercent: ' 2.5 ', maxPositionNotional: '1000', maxOrdersPerMinute: '', onBreach: 'keep' })).toEqual({
+      maxDrawdown: 0.2,
+      dailyLossLimit: 0.025,
+      maxPositionNotional: 1000,
+      onBreach: 'keep',
+    });
+    expect(riskBody({ ...EMPTY_RISK, maxDrawdownPercent: '7' })).toEqual({ maxDrawdown: 0.07, onBreach: 'close' });
+    expect(deploymentBody({ ...base, risk: { ...EMPTY_RISK, maxOrdersPerMinute: '30' } }).risk).toEqual({ maxOrdersPerMinute: 30, onBreach: 'close' });
+    // Not a number: sent as typed, for the service to name the field.
+    expect(riskBody({ ...EMPTY_RISK, maxPositionNotional: 'lots' })).toEqual({ maxPositionNotional: 'lots', onBreach: 'close' });
   });
 
   it('fills the parameters’ defaults and picks a paper credential first', () => {

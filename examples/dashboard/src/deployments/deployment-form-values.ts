@@ -10,11 +10,52 @@ export interface DeploymentFormValues {
   symbols: string;
   /** Strategy parameters by name; empty values are left to their defaults. */
   params: Record<string, string>;
+  /** Risk limits as typed; empty ones are not set. */
+  risk: RiskFormValues;
 }
 
-/** A new form: BTC perpetual, the parameters' defaults. */
+/** The risk limits as typed: drawdown and daily loss in percent (20 = 20 %), the others as they are sent. */
+export interface RiskFormValues {
+  maxDrawdownPercent: string;
+  dailyLossPercent: string;
+  maxPositionNotional: string;
+  maxOrdersPerMinute: string;
+  onBreach: 'close' | 'keep';
+}
+
+export const EMPTY_RISK: RiskFormValues = { maxDrawdownPercent: '', dailyLossPercent: '', maxPositionNotional: '', maxOrdersPerMinute: '', onBreach: 'close' };
+
+/**
+ * The `risk` of the request, or undefined when no limit is typed (no limits). Percentages become
+ * fractions (20 -> 0.2); what is not a number is sent as typed, so the service names the field.
+ */
+export function riskBody(risk: RiskFormValues) {
+  const number = (text: string, scale = 1) => {
+    const t = text.trim();
+    if (t === '') return undefined;
+    const n = Number(t);
+    return Number.isFinite(n) ? Number((n / scale).toPrecision(12)) : t;
+  };
+  const limits = {
+    maxDrawdown: number(risk.maxDrawdownPercent, 100),
+    dailyLossLimit: number(risk.dailyLossPercent, 100),
+    maxPositionNotional: number(risk.maxPositionNotional),
+    maxOrdersPerMinute: number(risk.maxOrdersPerMinute),
+  };
+  const set = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0) return undefined;
+  return { ...set, onBreach: risk.onBreach } as {
+    maxDrawdown?: number;
+    dailyLossLimit?: number;
+    maxPositionNotional?: number;
+    maxOrdersPerMinute?: number;
+    onBreach: 'close' | 'keep';
+  };
+}
+
+/** A new form: BTC perpetual, the parameters' defaults, no risk limits. */
 export function initialDeploymentValues(strategyId: string, credentialId: string): DeploymentFormValues {
-  return { strategyId, credentialId, symbols: 'BTC/USDT:USDT', params: {} };
+  return { strategyId, credentialId, symbols: 'BTC/USDT:USDT', params: {}, risk: EMPTY_RISK };
 }
 
 /** The parameters' defaults as typed values ('' where there is none). */
@@ -29,6 +70,7 @@ export function deploymentBody(values: DeploymentFormValues) {
     credentialId: values.credentialId,
     symbols: parseSymbols(values.symbols),
     params: Object.fromEntries(Object.entries(values.params).filter(([, v]) => v.trim() !== '')),
+    ...(riskBody(values.risk) ? { risk: riskBody(values.risk) } : {}),
   };
 }
 

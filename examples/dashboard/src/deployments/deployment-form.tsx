@@ -8,6 +8,7 @@ import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
 import type { ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import type { DeploymentFormValues } from './deployment-form-values.js';
+import { RiskLimitsFieldset } from './risk-limits-fieldset.js';
 
 export interface CredentialChoice {
   id: string;
@@ -34,7 +35,7 @@ function credentialName(c: CredentialChoice): string {
   return `${c.label} (${c.exchange}${c.testnet ? ' testnet' : ', real money'})`;
 }
 
-/** What a deployment takes: the strategy (own or bought), the exchange account, the symbols and the parameters. */
+/** What a deployment takes: the strategy (own or bought), the exchange account, the symbols, the parameters and the risk limits. */
 export function DeploymentForm({ strategies, bought, credentials, values, onChange, meta, error, submitting, onSubmit }: DeploymentFormProps) {
   const set = <K extends keyof DeploymentFormValues>(key: K, value: DeploymentFormValues[K]) => onChange({ ...values, [key]: value });
   const fields = error?.fields ?? {};
@@ -96,6 +97,7 @@ export function DeploymentForm({ strategies, bought, credentials, values, onChan
         </div>
       </fieldset>
       <ParamsFieldset strategyId={values.strategyId} meta={meta} values={values.params} onChange={(params) => set('params', params)} errors={fields} />
+      <RiskLimitsFieldset values={values.risk} onChange={(risk) => set('risk', risk)} errors={fields} />
       <div className="actions">
         <button type="submit" className="primary" disabled={submitting || !values.strategyId || !values.credentialId}>
           {submitting ? 'Starting…' : live ? 'Deploy with real money' : 'Deploy'}

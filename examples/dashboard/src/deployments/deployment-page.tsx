@@ -8,17 +8,21 @@ import { formatTime } from '../ui/format.js';
 import { RecordPlaceholder } from '../ui/record-placeholder.js';
 import { useAsync } from '../ui/use-async.js';
 import { DeploymentActions } from './deployment-actions.js';
+import { DeploymentHaltBanner } from './deployment-halt.js';
 import { DeploymentLogs } from './deployment-logs.js';
 import { DeploymentOrders } from './deployment-orders.js';
 import { DeploymentPositions } from './deployment-positions.js';
+import { DeploymentSafety } from './deployment-safety.js';
 import { DeploymentStatusBadge } from './deployment-status-badge.js';
 import { LiveOrders } from './live-orders.js';
 import { useLiveOrders } from './use-live-orders.js';
 
 /** How often a deployment on its way (starting, stopping) is read again until it gets there. */
 const SETTLING_POLL_MS = 2000;
+/** How often a running one is read again: a halt (or a failure) may come without an order to tell of it. */
+const RUNNING_POLL_MS = 5000;
 
-/** One deployment: status and actions, orders as they happen, positions and P&L, the order history and the log. */
+/** One deployment: status and actions (and why it is halted), orders as they happen, positions and P&L, its risk limits, pre-flight checks and reconciliation, the order history and the log. */
 export function DeploymentPage({ id }: { id: string }) {
   const client = useClient();
   const deployment = useAsync(`deployment:${id}`, (signal) => client.deployments.get({ params: { id } }, { signal }));
@@ -39,12 +43,19 @@ export function DeploymentPage({ id }: { id: string }) {
   const d = deployment.data;
   const target = useRunTarget(d?.strategyId ?? '');
   const settling = d?.status === 'starting' || d?.status === 'stopping';
+  const pollMs = settling ? SETTLING_POLL_MS : d?.status === 'running' ? RUNNING_POLL_MS : null;
+
+  // a new status (halted, failed, stopped...) comes with log lines, orders and positions of its own
+  const status = d?.status;
+  useEffect(() => {
+    if (status) refreshAll();
+  }, [status, refreshAll]);
 
   useEffect(() => {
-    if (!settling) return;
-    const timer = setInterval(deployment.reload, SETTLING_POLL_MS);
+    if (pollMs === null) return;
+    const timer = setInterval(deployment.reload, pollMs);
     return () => clearInterval(timer);
-  }, [settling, deployment.reload]);
+  }, [pollMs, deployment.reload]);
 
   if (!d) return <RecordPlaceholder title="Deployment" what="deployment" error={deployment.error} loading={deployment.loading} />;
   return (
@@ -85,8 +96,10 @@ export function DeploymentPage({ id }: { id: string }) {
           </p>
         </div>
       ) : null}
+      <DeploymentHaltBanner deployment={d} />
       <LiveOrders live={live} active={d.status === 'starting' || d.status === 'running'} />
       <DeploymentPositions positions={positions.data} error={positions.error} loading={positions.loading} onRefresh={positions.reload} />
+      <DeploymentSafety deployment={d} />
       <DeploymentOrders deploymentId={id} refresh={refresh} />
       <DeploymentLogs deploymentId={id} refresh={refresh} />
       <p>
