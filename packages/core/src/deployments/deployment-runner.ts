@@ -21,6 +21,7 @@ import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js'
 import { createReconciler, createReconcileSchedule } from './reconciler.js';
 import { partialFill } from './partial-fill.js';
 import { createProtectiveExits } from './protective-exit.js';
+import { startOrderStream, type OrderStream } from './order-stream.js';
 
 /*
  * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
@@ -59,6 +60,10 @@ export interface DeploymentRunnerDeps {
   reconcileIntervalMs?: number;
   /** Asked right before each order is sent; false refuses the send (this process lost the lease): lease-fence.ts. */
   fence?: LeaseFence;
+  /** Whether to use the exchange's private order stream where the gateway has one (default true): order-stream.ts. */
+  orderStreams?: boolean;
+  /** Starts the order stream (default `startOrderStream`; tests wrap it to watch it). */
+  startOrderStream?: typeof startOrderStream;
 }
 
 export interface DeploymentFailure {
@@ -128,6 +133,23 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   const nowMs = () => clock.now().getTime();
   const reconciler = createReconciler({ store, clock, log, sync });
   const exits = createProtectiveExits({ store, clock, log, sync, placement });
+  let stream: OrderStream | null = null;
+
+  /** The private order stream, where the gateway has one; REST stays the fallback (order-stream.ts). */
+  function openOrderStream(): OrderStream | null {
+    const g = gateway();
+    const watch = g.watchOrders;
+    if (deps.orderStreams === false || !watch) return null;
+    return (deps.startOrderStream ?? startOrderStream)({
+      watch: () => watch.call(g),
+      onState: (state) =>
+        void log.write(
+          deployment,
+          state === 'connected' ? 'info' : 'warn',
+          state === 'connected' ? 'Order stream connected' : 'Order stream down: polling the exchange for every open order at each poll',
+        ),
+    });
+  }
   const reconcileSchedule = createReconcileSchedule(nowMs(), deps.reconcileIntervalMs);
   /** The gateway orders are sent through: fenced on the lease when the supervisor gives a fence. */
   const sendGateway = () => (deps.fence ? fenceGateway(gateway(), deps.fence, store, deployment.id) : gateway());
@@ -350,8 +372,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
 
   /** Brings every open order up to date; final ones go to onOrder. */
   async function syncOrders() {
+    // While the private stream is up it carries the changes; REST polls every order at each cycle only while it is down.
+    const streamUp = stream?.state === 'connected';
     for (const order of await store.orders.listOpen(deployment.id)) {
       if (halted) return;
+      if (streamUp && order.status !== 'pending') continue;
       let after: OrderRecord;
       try {
         after = await sync.reconcile(deployment, gateway(), order);
@@ -363,6 +388,13 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       }
       await deliver(after, 0);
     }
+    // The stream's updates, through the same recording as REST (applied twice, they change nothing).
+    for (const seen of stream?.take() ?? []) {
+      if (halted) return;
+      const after = await sync.applySeen(deployment, seen);
+      if (after) await deliver(after, 0);
+    }
+    if (stream?.takeReconnected()) reconcileSchedule.requestNow();
   }
 
   /** Turns a thrown error into a deployment failure, or null for a transient one (counted). */
@@ -500,6 +532,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
           if (after.status !== order.status) await log.write(deployment, 'info', `Reconciled ${describeOrder(after)}: ${order.status} -> ${after.status}`);
           await deliver(after, 0);
         }
+        stream = openOrderStream();
         const now = clock.now().toISOString();
         if (!resumed) {
           const running = await store.deployments.transition(deployment.id, ['starting'], { status: 'running', startedAt: now, updatedAt: now, error: null });
@@ -542,7 +575,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         if (guard && (await checkRisk(await accountState()))) return null;
         if (reconcileSchedule.due(nowMs())) {
           // Continuous reconciliation (reconciler.ts): orders the strategy must hear of go to onOrder; a halt ends the cycle.
-          const run = await reconciler.run(deployment, gateway(), { stream: 'none' });
+          const run = await reconciler.run(deployment, gateway(), { stream: stream ? stream.state : 'none' });
           reconcileSchedule.ran(nowMs());
           deployment = run.deployment;
           for (const order of run.changed) await deliver(order, 0);
@@ -577,6 +610,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     async halt() {
       if (halted) return;
       halted = true;
+      stream?.close();
+      stream = null;
       const s = session;
       session = null;
       await s?.close();

@@ -2,6 +2,7 @@ import ccxt from 'ccxt';
 import { createStratbox, type Stratbox } from '../create-stratbox.js';
 import { createInProcessEventBus } from '../events/in-process-event-bus.js';
 import { createCcxtGateway } from '../exchanges/ccxt-gateway.js';
+import type { CcxtExchange } from '../exchanges/ccxt-exchange.js';
 import { createOrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
 import type { ExchangeGateway } from '../ports/exchange-gateway.js';
@@ -15,6 +16,8 @@ import { createDeploymentLogWriter } from './deployment-log.js';
 import { createDeploymentRunner, type DeploymentRunner, type DeploymentRunnerDeps } from './deployment-runner.js';
 import { createLiveSandbox, type LiveSandbox } from './live-sandbox.js';
 import { createOrderSync } from './order-sync.js';
+import { startOrderStream, type OrderStream } from './order-stream.js';
+import { startFakeBinanceUserStream, type FakeUserStream } from '../testing/fake-binance-user-stream.js';
 
 /*
  * Test harness of the live fault suite: one deployment's runner (the real one) on the real ccxt
@@ -71,15 +74,22 @@ function flatMarketData(): MarketData {
 }
 
 /** The real ccxt binanceusdm class with its REST API moved to the double. */
-export function binanceUsdmAt(fake: FakeBinance) {
-  const exchange = new ccxt.binanceusdm({ apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET, enableRateLimit: false, timeout: 1500 });
-  const api = exchange.urls['api'] as Record<string, string>;
+export function binanceUsdmAt(fake: FakeBinance, userStream?: FakeUserStream): CcxtExchange & { close(): Promise<unknown> } {
+  const config = { apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET, enableRateLimit: false, timeout: 1500 };
+  // With a user-data stream: the pro class (REST and watchOrders), its stream moved to the double's too.
+  const exchange = userStream ? new ccxt.pro.binanceusdm(config) : new ccxt.binanceusdm(config);
+  const api = exchange.urls['api'] as Record<string, unknown>;
   for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, fake.url);
+  if (userStream) (api['ws'] as Record<string, unknown>)['future'] = userStream.wsUrl;
   return exchange;
 }
 
 export interface LiveHarness {
   fake: FakeBinance;
+  /** The double's user-data stream (with `{ stream: true }`). */
+  userStream: FakeUserStream | null;
+  /** The order streams the runners started, in order. */
+  streams: OrderStream[];
   store: Store;
   clock: ManualClock;
   gateway: ExchangeGateway;
@@ -92,8 +102,11 @@ export interface LiveHarness {
   close(): Promise<void>;
 }
 
-export async function startLiveHarness(source: string, options: { reconcileIntervalMs?: number } = {}): Promise<LiveHarness> {
+export async function startLiveHarness(source: string, options: { reconcileIntervalMs?: number; stream?: boolean } = {}): Promise<LiveHarness> {
   const fake = await startFakeBinance();
+  const userStream = options.stream ? await startFakeBinanceUserStream(fake) : null;
+  const streams: OrderStream[] = [];
+  const exchanges: Array<{ close(): Promise<unknown> }> = [];
   const store = createMemoryStore();
   const clock = manualClock(Math.floor(Date.now() / MINUTE) * MINUTE + 1000);
   const logger = createSilentLogger();
@@ -119,7 +132,11 @@ export async function startLiveHarness(source: string, options: { reconcileInter
   await store.deployments.insert(deployment);
   const sandbox: LiveSandbox = createLiveSandbox({ callCpuTimeMs: 1000 });
   const fastRetry = { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
-  const newGateway = () => createCcxtGateway({ exchange: binanceUsdmAt(fake), marketType: 'LINEAR', retry: fastRetry, clock });
+  const newGateway = () => {
+    const exchange = binanceUsdmAt(fake, userStream ?? undefined);
+    exchanges.push(exchange);
+    return createCcxtGateway({ exchange, marketType: 'LINEAR', retry: fastRetry, clock });
+  };
   const gateway = newGateway();
   const placement = createOrderPlacement({ store, clock });
   const log = createDeploymentLogWriter({ store, clock, logger });
@@ -128,6 +145,8 @@ export async function startLiveHarness(source: string, options: { reconcileInter
 
   return {
     fake,
+    userStream,
+    streams,
     store,
     clock,
     gateway,
@@ -147,6 +166,12 @@ export async function startLiveHarness(source: string, options: { reconcileInter
         acquireGateway: async () => ({ gateway: own, release() {} }),
         maxExchangeFailures: 1000,
         onCrash() {},
+        startOrderStream(streamOptions) {
+          // Quick to call a quiet stream connected, so a test waits less.
+          const stream = startOrderStream({ ...streamOptions, settleMs: 200, retryBaseMs: 100, retryMaxMs: 400 });
+          streams.push(stream);
+          return stream;
+        },
         ...(options.reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs: options.reconcileIntervalMs }),
         ...extra,
       });
@@ -160,6 +185,8 @@ export async function startLiveHarness(source: string, options: { reconcileInter
       for (const r of runners) await r.halt();
       await sandbox.close();
       await stratbox.close();
+      for (const exchange of exchanges) await exchange.close().catch(() => undefined);
+      await userStream?.close();
       await fake.close();
     },
   };

@@ -2,7 +2,7 @@ import { deploymentOrdersChannel } from '@stratbox/contract';
 import type { OrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
-import { ExchangeGatewayError, type ExchangeGateway, type ExchangePosition } from '../ports/exchange-gateway.js';
+import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder, type ExchangePosition } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Store } from '../ports/store.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { toOrderView } from './deployment-views.js';
@@ -75,6 +75,24 @@ export function createOrderSync(deps: OrderSyncDeps) {
     return after;
   }
 
+  /**
+   * Applies an update of the private order stream (order-stream.ts) to the deployment's order it
+   * names by client order id, through the same recording as a REST answer. Idempotent: the update
+   * is the order's whole state, a final status is never overwritten (compare-and-set on the open
+   * statuses), and one that has filled less than the Store already holds (older than a REST
+   * answer applied meanwhile) is ignored. Returns the order after, or null when it is not the
+   * deployment's open order or was ignored.
+   */
+  async function applySeen(deployment: DeploymentRecord, seen: ExchangeOrder): Promise<OrderRecord | null> {
+    if (!seen.clientOrderId) return null;
+    const order = await store.orders.findByClientOrderId(seen.clientOrderId);
+    if (!order || order.deploymentId !== deployment.id || !isOpen(order)) return null;
+    if (seen.filledQuantity < order.filledQuantity) return null;
+    const after = await placement.record(order, seen);
+    await report(deployment, order, after);
+    return after;
+  }
+
   /** Cancels one open order on the exchange and records the outcome (it may have filled meanwhile). */
   async function cancel(deployment: DeploymentRecord, gateway: ExchangeGateway, order: OrderRecord): Promise<OrderRecord> {
     let current = order;
@@ -129,5 +147,5 @@ export function createOrderSync(deps: OrderSyncDeps) {
     return placed;
   }
 
-  return { publish, report, reconcile, cancel, cancelAll, closePositions };
+  return { publish, report, reconcile, applySeen, cancel, cancelAll, closePositions };
 }

@@ -21,6 +21,7 @@ import { createBanGuard, watchCcxtBans, type BanGuard } from './ccxt-ban-watch.j
 import { classifyCcxtError, errorClassNames, isRetryable, toGatewayError } from './ccxt-errors.js';
 import { toExchangeMarket, toExchangeOrder, toExchangePosition } from './ccxt-mapping.js';
 import { checkOrderRequest } from './check-order-request.js';
+import { ccxtOrderWatch } from './ccxt-order-watch.js';
 import { createCooldown, createRetryPolicy, type Cooldown, type RetryOptions } from './retry-policy.js';
 
 /*
@@ -365,9 +366,13 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
       : {}),
   };
 
+  // The private order stream, where the instance is a ccxt pro class that has one (ccxt-order-watch.ts).
+  const watchOrders = ccxtOrderWatch(ex);
+
   return {
     exchangeId: id,
     marketType: options.marketType,
+    ...(watchOrders ? { watchOrders } : {}),
     ...setup,
     loadMarkets,
     market,

@@ -51,7 +51,10 @@ export interface CcxtMarketDataOptions {
 export async function createCcxtExchange(id: string, config: Record<string, unknown> = {}): Promise<CcxtExchange> {
   const ccxt = await import('ccxt');
   const classes = ccxt.exchanges as unknown as Record<string, new (config: Record<string, unknown>) => Exchange>;
-  const ExchangeClass = Object.hasOwn(classes, id) ? classes[id] : undefined;
+  // The pro class where ccxt has one: the same REST calls, plus the private streams (watchOrders) deployments use.
+  const pro = (ccxt as unknown as { pro?: Record<string, unknown> }).pro ?? {};
+  const ProClass = Object.hasOwn(pro, id) && typeof pro[id] === 'function' ? (pro[id] as new (config: Record<string, unknown>) => Exchange) : undefined;
+  const ExchangeClass = ProClass ?? (Object.hasOwn(classes, id) ? classes[id] : undefined);
   if (typeof ExchangeClass !== 'function') {
     throw new StratboxError('VALIDATION_FAILED', `Unknown ccxt exchange "${id}"`, [{ path: 'exchange', message: 'Not a ccxt exchange id' }]);
   }

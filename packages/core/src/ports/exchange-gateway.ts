@@ -180,6 +180,15 @@ export interface ExchangeGateway {
    * (epoch ms). Optional: a gateway without it relies on the MarketData port.
    */
   fetchClosedCandles?(symbol: string, timeframe: string, since: number, limit: number): Promise<ExchangeCandle[]>;
+  /**
+   * The account's private order stream, where the exchange has one (optional): resolves with the
+   * orders that changed since the previous call (of any symbol, or of `symbol`), as soon as a
+   * change arrives; rejects when the stream cannot connect or drops. A caller keeps calling it in
+   * a loop, with REST (`fetchOrder`, `fetchOrderByClientId`) as the fallback while it fails. An
+   * update may arrive both here and by REST: it is the order's whole state, so applying it twice
+   * changes nothing.
+   */
+  watchOrders?(symbol?: string): Promise<ExchangeOrder[]>;
 
   /*
    * Account set-up, for the pre-flight checks a deployment runs before it starts

@@ -12,6 +12,7 @@ import {
   type FakeBinanceAccount,
 } from './fake-binance-faults.js';
 import { answerAlgoOrder } from './fake-binance-order-faults.js';
+import { answerListenKey } from './fake-binance-user-stream.js';
 
 /*
  * A local stand-in for Binance USDT-margined futures: the endpoints ccxt's real binanceusdm
@@ -235,6 +236,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       res.writeHead(401, { 'content-type': text.startsWith('{') ? 'application/json' : 'text/plain' });
       return res.end(text);
     }
+    // The user-data stream's listen key takes the API key and no signature (fake-binance-user-stream.ts).
+    const listenKey = answerListenKey(fake, req.method ?? '', url.pathname);
+    if (listenKey) return send(res, listenKey);
     const payload = raw.replace(/&?signature=[0-9a-f]+$/, '');
     const expected = createHmac('sha256', FAKE_BINANCE_SECRET).update(payload).digest('hex');
     if (params['signature'] !== expected) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
