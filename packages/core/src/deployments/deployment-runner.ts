@@ -532,6 +532,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
           if (after.status !== order.status) await log.write(deployment, 'info', `Reconciled ${describeOrder(after)}: ${order.status} -> ${after.status}`);
           await deliver(after, 0);
         }
+        // Restarted by its owner: the positions are taken as they are (a restart after a positionMismatch halt accepts them).
+        if (!resumed) await reconciler.acceptPositions(deployment, gateway());
         stream = openOrderStream();
         const now = clock.now().toISOString();
         if (!resumed) {

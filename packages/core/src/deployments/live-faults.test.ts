@@ -197,6 +197,16 @@ describe('live faults against the Binance double', () => {
     expect(halted.reconciliation!.mismatches.map((m) => m.kind)).toEqual(['position']);
     expect((await h.logs()).some((l) => l.startsWith('Halted: the BTC/USDT:USDT position on the exchange is 0.03'))).toBe(true);
     expect(orderPosts(h)).toHaveLength(1);
+
+    // Its owner restarts it: the position is taken as it is, and it runs on.
+    await runner.halt();
+    await h.store.deployments.transition(h.deployment.id, ['halted'], { status: 'starting', halt: null });
+    const restarted = await h.runner();
+    expect(await restarted.start()).toBeNull();
+    h.clock.nextCandle();
+    expect(await restarted.cycle()).toBeNull();
+    expect((await h.current()).status).toBe('running');
+    expect((await h.current()).reconciliation!.runs).toBe(4);
   }, 60_000);
 
   it('6. a protective stop the exchange refuses: the position is closed with a reduce-only market order', async () => {

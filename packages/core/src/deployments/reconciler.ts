@@ -52,6 +52,12 @@ export interface ReconcileResult {
 export interface Reconciler {
   /** One run; exchange errors propagate (the runner counts them as a failed cycle). */
   run(deployment: DeploymentRecord, gateway: ExchangeGateway, options: { stream: StreamState }): Promise<ReconcileResult>;
+  /**
+   * Takes the account's positions as they are now as explained: called when the owner restarts a
+   * deployment that has traded before (a restart after a `positionMismatch` halt accepts the
+   * position). A new deployment takes nothing: a position it did not open is a mismatch.
+   */
+  acceptPositions(deployment: DeploymentRecord, gateway: ExchangeGateway): Promise<void>;
 }
 
 /** Signed net quantity the deployment's own fills explain, by symbol. */
@@ -73,6 +79,8 @@ const isDerivative = (symbol: string) => parseMarketSymbol(symbol)?.marketType =
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const { store, clock, log, sync } = deps;
   const now = () => clock.now().toISOString();
+  /** Signed quantity by symbol that the fills do not explain but the owner accepted at a restart. */
+  const accepted = new Map<string, number>();
 
   /** An open order the exchange knows under neither id: cancelled in the Store. */
   async function markMissing(order: OrderRecord): Promise<OrderRecord | null> {
@@ -91,6 +99,19 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   }
 
   return {
+    async acceptPositions(deployment, gateway) {
+      const traded = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 1 });
+      const symbols = deployment.symbols.filter(isDerivative);
+      if (traded.length === 0 || symbols.length === 0) return;
+      const expected = await positionsFromFills(store, deployment);
+      const positions = await gateway.fetchPositions(symbols);
+      for (const symbol of symbols) {
+        const p = positions.find((x) => x.symbol === symbol);
+        const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
+        accepted.set(symbol, actual - (expected.get(symbol) ?? 0));
+      }
+    },
+
     async run(deployment, gateway, options) {
       const at = now();
       const mismatches: ReconciliationMismatch[] = [];
@@ -163,7 +184,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         for (const symbol of symbols) {
           const p = positions.find((x) => x.symbol === symbol);
           const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
-          const want = expected.get(symbol) ?? 0;
+          const want = Number(((expected.get(symbol) ?? 0) + (accepted.get(symbol) ?? 0)).toFixed(12));
           const step = (await gateway.market(symbol).catch(() => null))?.amountStep ?? 1e-9;
           if (Math.abs(actual - want) < step / 2) continue;
           const message = `the ${symbol} position on the exchange is ${actual} but the deployment's own fills explain ${want}: changed outside the deployment`;
