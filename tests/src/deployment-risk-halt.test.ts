@@ -22,6 +22,7 @@ import { tempDataDir } from './harness/server-process.js';
  */
 
 const SYMBOL = 'BTC/USDT:USDT';
+const DAY_MS = 86_400_000;
 const LOSER = `
 export const meta = { timeframe: '1m' };
 export function onCandle(ctx, c) {
@@ -84,6 +85,20 @@ async function startService(filename: string, clock: Clock): Promise<Service> {
     },
   };
 }
+
+/**
+ * Makes one round trip, then stays flat: its equity moves away from its first reading once (the
+ * fees, and the market's move while it held) and then stays put. It decides from the account, so
+ * the fresh instance a restart makes does not trade again.
+ */
+const ONE_ROUND_TRIP = `
+export const meta = { timeframe: '1m' };
+export function onCandle(ctx, c) {
+  ctx.log('candle');
+  if (ctx.position(c.symbol)) ctx.close(c.symbol);
+  else if (ctx.cash() === 10000) ctx.buy(c.symbol, { size: 0.9 }); // untouched: no trade yet
+}
+`;
 
 describe('a paper deployment that breaches maxDrawdown', () => {
   const data = tempDataDir();
@@ -162,5 +177,69 @@ describe('a paper deployment that breaches maxDrawdown', () => {
     const stopped = await client.deployments.stop({ params: { id } });
     expect(stopped.status).toBe('stopped');
     expect((await messages(id)).at(-1)).toMatch(/^Deployment stopped \(0 position\(s\) closed\)/);
+  }, 240_000);
+});
+
+describe('the peak of a deployment resumed after a restart of the service', () => {
+  const data = tempDataDir();
+  const filename = join(data.dir, 'stratbox.sqlite');
+  let service: Service | undefined;
+
+  afterAll(async () => {
+    await service?.close();
+    data.remove();
+  });
+
+  it('is the one it had before the restart, not its equity when it resumed', async () => {
+    // One in the morning (UTC) of today: the test's half hour of clock time stays within one UTC day.
+    service = await startService(filename, fastClock(400, Math.floor(Date.now() / DAY_MS) * DAY_MS + 3_600_000));
+    const { apiKey, userId } = await service.stratbox.users.createUser('bob');
+    let client: StratboxClient = createStratboxClient({ baseUrl: service.baseUrl, apiKey });
+    const credentialId = (await client.credentials.create({ body: { exchange: 'paper', label: 'paper' } })).id;
+    const strategyId = (await client.strategies.create({ body: { name: 'one round trip', source: ONE_ROUND_TRIP } })).id;
+    const { id } = await client.deployments.create({
+      body: { strategyId, credentialId, symbols: [SYMBOL], risk: { maxDrawdown: 0.5, dailyLossLimit: 0.5 } },
+    });
+    const record = async () => (await service!.stratbox.store.deployments.findById(userId, id))!;
+    const messages = async () => (await client.deployments.logs({ params: { id }, query: { limit: 1000 } })).map((l) => l.message);
+    // The round trip is done: the equity stays where it is from now on.
+    await expect.poll(async () => (await messages()).filter((m) => m.startsWith('Order filled')).length, { timeout: 60_000 }).toBe(2);
+    const kept = (await record()).riskState!;
+    // The first reading, before any trade, started the day (and the peak, which the open position may have raised).
+    expect(kept.dayStartEquity).toBe(10_000);
+    expect(kept.peakEquity).toBeGreaterThanOrEqual(10_000);
+    const balance = async () => {
+      const credential = await service!.stratbox.credentials.openSecrets(userId, credentialId);
+      const gateway = await service!.stratbox.exchanges.acquire(credential, 'LINEAR');
+      try {
+        return (await gateway.fetchBalance()).USDT!.total;
+      } finally {
+        service!.stratbox.exchanges.release(credentialId);
+      }
+    };
+    const equity = await balance();
+    // Fees paid (and the market's move while it held the position): a guard started now would start its day and peak here.
+    expect(equity).not.toBe(10_000);
+
+    const at = service.clock.now().getTime();
+    await service.close();
+    service = await startService(filename, fastClock(400, at));
+    client = createStratboxClient({ baseUrl: service.baseUrl, apiKey });
+    await expect.poll(async () => (await messages()).some((m) => m.startsWith('Deployment resumed after a restart')), { timeout: 60_000 }).toBe(true);
+    // Its guard has read the account since (at resume, and at every poll and candle): the peak is still the one kept,
+    // where a guard started afresh would have started its day and peak at the equity it found.
+    await expect
+      .poll(
+        async () => {
+          const lines = await messages();
+          return lines.slice(lines.findIndex((m) => m.startsWith('Deployment resumed after a restart'))).filter((m) => m === 'candle').length;
+        },
+        { timeout: 60_000 },
+      )
+      .toBeGreaterThanOrEqual(3);
+    expect(await balance()).toBe(equity);
+    expect((await record()).riskState).toEqual(kept);
+    expect((await messages()).filter((m) => m.startsWith('Order filled'))).toHaveLength(2);
+    expect((await client.deployments.get({ params: { id } })).status).toBe('running');
   }, 240_000);
 });
