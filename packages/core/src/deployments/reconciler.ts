@@ -201,7 +201,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       }
 
       // 4. The report.
-      const before = current.reconciliation ?? deployment.reconciliation ?? null;
+      // The Store's report: notes written outside runs (dust) are kept.
+      const before = (await store.deployments.findById(deployment.userId, deployment.id))?.reconciliation ?? current.reconciliation ?? null;
       const report: ReconciliationReport = {
         lastRunAt: at,
         runs: (before?.runs ?? 0) + 1,
