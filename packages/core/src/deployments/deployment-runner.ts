@@ -426,6 +426,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     guard = risk ? createRiskGuard(risk, resumed ? (deployment.riskState ?? null) : null, currency) : null;
   }
 
+  /** Whether a limit needs the account read at every poll (`maxOrdersPerMinute` alone does not). */
+  const watchesAccount = () =>
+    guard !== null && (guard.limits.maxDrawdown !== undefined || guard.limits.dailyLossLimit !== undefined || guard.limits.maxPositionNotional !== undefined);
+
   /** Orders `onBreach: 'keep'` leaves in place: reduce-only ones and the strategy's stop-loss / take-profit closes. */
   const isExitOrder = (order: OrderRecord) => order.reduceOnly || (guestOf.get(order.id)?.exit ?? null) !== null;
 
@@ -552,7 +556,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
             : `Deployment started: ${deployment.symbols.join(', ')} on ${timeframe} candles, strategy version ${deployment.strategyVersion}`,
         );
         // The guard's first reading (the peak of a fresh start; an account that cannot be read now is read at the first poll).
-        if (guard) {
+        if (watchesAccount()) {
           const state = await accountState().catch(() => null);
           if (state && (await checkRisk(state))) await this.halt();
         }
@@ -574,7 +578,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       try {
         await syncOrders();
         // After the account is read each cycle, and below before each candle: a breached limit halts the deployment.
-        if (guard && (await checkRisk(await accountState()))) return null;
+        if (watchesAccount() && (await checkRisk(await accountState()))) return null;
         if (reconcileSchedule.due(nowMs())) {
           // Continuous reconciliation (reconciler.ts): orders the strategy must hear of go to onOrder; a halt ends the cycle.
           const run = await reconciler.run(deployment, gateway(), { stream: stream ? stream.state : 'none' });
