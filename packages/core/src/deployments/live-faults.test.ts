@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clientOrderPrefix } from '../exchanges/client-order-id.js';
 import type { FakeOrder } from '../testing/fake-binance-usdm.js';
 import { fillPart, refuseStopOrders } from '../testing/fake-binance-order-faults.js';
+import { createOrderPlacement } from '../exchanges/order-placement.js';
 import { newId } from '../util/ids.js';
 import { createStoreLeaseFence } from './lease-fence.js';
 import { startLiveHarness, SYMBOL, type LiveHarness } from './live-faults-harness.js';
@@ -187,7 +188,17 @@ describe('live faults against the Binance double', () => {
     expect((await h.current()).status).toBe('running');
     expect((await h.current()).reconciliation).toMatchObject({ runs: 2, mismatches: [], stream: 'none' });
 
-    h.fake.position = { amt: '0.030', entry: '40000' }; // someone bought 0.02 by hand
+    // A resting bid of the deployment, then someone buys 0.02 by hand.
+    const bid = await createOrderPlacement({ store: h.store, clock: h.clock }).place(h.gateway, {
+      userId: h.deployment.userId,
+      deploymentId: h.deployment.id,
+      symbol: SYMBOL,
+      side: 'buy',
+      type: 'limit',
+      quantity: 0.01,
+      price: 39_000,
+    });
+    h.fake.position = { amt: '0.030', entry: '40000' };
     h.clock.nextCandle();
     expect(await runner.cycle()).toBeNull();
     const halted = await h.current();
@@ -196,7 +207,11 @@ describe('live faults against the Binance double', () => {
     expect(halted.halt!.message).toContain('0.01');
     expect(halted.reconciliation!.mismatches.map((m) => m.kind)).toEqual(['position']);
     expect((await h.logs()).some((l) => l.startsWith('Halted: the BTC/USDT:USDT position on the exchange is 0.03'))).toBe(true);
-    expect(orderPosts(h)).toHaveLength(1);
+    // It enters no more: its resting bid is cancelled, the position is kept.
+    expect(h.fake.orders.get(bid.clientOrderId)!.status).toBe('CANCELED');
+    expect((await h.logs()).some((l) => l.startsWith('Deployment halted (1 entry order(s) cancelled, positions kept)'))).toBe(true);
+    expect(h.fake.position.amt).toBe('0.030');
+    expect(orderPosts(h)).toHaveLength(2);
 
     // Its owner restarts it: the position is taken as it is, and it runs on.
     await runner.halt();

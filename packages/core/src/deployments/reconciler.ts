@@ -199,6 +199,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
           }
         }
       }
+      // Halted: it enters no more. Its resting entry orders are cancelled; exits (reduce-only) stay.
+      if (halted) {
+        let cancelled = 0;
+        for (const order of await store.orders.listOpen(deployment.id)) {
+          if (order.reduceOnly || order.status === 'pending') continue;
+          const after = await sync.cancel(current, gateway, order);
+          if (!isOpen(after)) {
+            changed.push(after);
+            cancelled++;
+          }
+        }
+        await log.write(
+          deployment,
+          'warn',
+          `Deployment halted (${cancelled} entry order(s) cancelled, positions kept): restart it to accept the position, or stop it to close it`,
+        );
+      }
 
       // 4. The report.
       // The Store's report: notes written outside runs (dust) are kept.
