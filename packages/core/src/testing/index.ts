@@ -16,3 +16,5 @@ export {
 } from './fake-binance-usdm.js';
 export { describeExchangeGatewayContract, type ExchangeGatewayFactory, type ExchangeGatewayHarness } from './exchange-gateway-contract.js';
 export { createFakeBinanceAccount, fakeServerTime, type FakeBinanceAccount, type FakeRateLimitAnswer } from './fake-binance-faults.js';
+export { fillPart, refuseStopOrders } from './fake-binance-order-faults.js';
+export { startFakeBinanceUserStream, type FakeUserStream } from './fake-binance-user-stream.js';
