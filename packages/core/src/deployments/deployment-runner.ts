@@ -132,6 +132,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   const delivered = new Set<string>();
   const nowMs = () => clock.now().getTime();
   const reconciler = createReconciler({ store, clock, log, sync });
+  const exits = createProtectiveExits({ store, clock, log, sync, placement, note: reconciler.note });
   const exits = createProtectiveExits({ store, clock, log, sync, placement });
   let stream: OrderStream | null = null;
 

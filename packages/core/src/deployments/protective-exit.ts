@@ -5,7 +5,7 @@ import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { exitQuantity } from './exit-quantity.js';
 import { describeOrder, isOpen, type OrderSync } from './order-sync.js';
-import { noteMismatch } from './reconciler.js';
+import type { ReconciliationMismatch } from './reconciler.js';
 
 /*
  * Exits a live deployment sends on its own: the size of a close (exit-quantity.ts: never more
@@ -20,6 +20,8 @@ export interface ProtectiveExitDeps {
   log: DeploymentLogWriter;
   sync: OrderSync;
   placement: OrderPlacement;
+  /** Notes a mismatch on the reconciliation report (the runner's reconciler). */
+  note(deployment: DeploymentRecord, mismatch: ReconciliationMismatch): Promise<void>;
 }
 
 export interface ProtectiveExits {
@@ -37,7 +39,7 @@ export interface ProtectiveExits {
 }
 
 export function createProtectiveExits(deps: ProtectiveExitDeps): ProtectiveExits {
-  const { store, clock, log, sync, placement } = deps;
+  const { clock, log, sync, placement, note } = deps;
 
   async function size(deployment: DeploymentRecord, gateway: ExchangeGateway, symbol: string, position: number, price: number | null) {
     const market = await gateway.market(symbol).catch(() => null);
@@ -47,7 +49,7 @@ export function createProtectiveExits(deps: ProtectiveExitDeps): ProtectiveExits
     if (exit.quantity > 0) return exit.quantity;
     const message = `Dust left in ${symbol}: ${exit.dust} cannot be sold (${exit.reason}); recorded, not retried`;
     await log.write(deployment, 'warn', message);
-    await noteMismatch(store, deployment, { kind: 'balance', symbol, orderId: null, message, at: clock.now().toISOString() });
+    await note(deployment, { kind: 'balance', symbol, orderId: null, message, at: clock.now().toISOString() });
     return null;
   }
 

@@ -58,6 +58,8 @@ export interface Reconciler {
    * position). A new deployment takes nothing: a position it did not open is a mismatch.
    */
   acceptPositions(deployment: DeploymentRecord, gateway: ExchangeGateway): Promise<void>;
+  /** Adds one mismatch found outside a run (dust at an exit) to the report. */
+  note(deployment: DeploymentRecord, mismatch: ReconciliationMismatch): Promise<void>;
 }
 
 /** Signed net quantity the deployment's own fills explain, by symbol. */
@@ -81,6 +83,13 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const now = () => clock.now().toISOString();
   /** Signed quantity by symbol that the fills do not explain but the owner accepted at a restart. */
   const accepted = new Map<string, number>();
+  /** The report as this runner last wrote it (undefined: not yet, then the record's is the latest). */
+  let report: ReconciliationReport | null | undefined;
+
+  async function write(deployment: DeploymentRecord, next: ReconciliationReport): Promise<DeploymentRecord | null> {
+    report = next;
+    return store.deployments.update(deployment.id, { reconciliation: next });
+  }
 
   /** An open order the exchange knows under neither id: cancelled in the Store. */
   async function markMissing(order: OrderRecord): Promise<OrderRecord | null> {
@@ -99,6 +108,16 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   }
 
   return {
+    async note(deployment, mismatch) {
+      const before = report === undefined ? (deployment.reconciliation ?? null) : report;
+      await write(deployment, {
+        lastRunAt: before?.lastRunAt ?? null,
+        runs: before?.runs ?? 0,
+        mismatches: [...(before?.mismatches ?? []), mismatch].slice(-MAX_MISMATCHES),
+        stream: before?.stream ?? 'none',
+      });
+    },
+
     async acceptPositions(deployment, gateway) {
       const traded = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 1 });
       const symbols = deployment.symbols.filter(isDerivative);
@@ -218,15 +237,15 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       }
 
       // 4. The report.
-      // The Store's report: notes written outside runs (dust) are kept.
-      const before = (await store.deployments.findById(deployment.userId, deployment.id))?.reconciliation ?? current.reconciliation ?? null;
-      const report: ReconciliationReport = {
+      // This runner's last report (notes written between runs included), else the record's.
+      const before = report === undefined ? (current.reconciliation ?? null) : report;
+      const next: ReconciliationReport = {
         lastRunAt: at,
         runs: (before?.runs ?? 0) + 1,
         mismatches: [...(before?.mismatches ?? []), ...mismatches].slice(-MAX_MISMATCHES),
         stream: options.stream,
       };
-      current = (await store.deployments.update(deployment.id, { reconciliation: report })) ?? { ...current, reconciliation: report };
+      current = (await write(deployment, next)) ?? { ...current, reconciliation: next };
       return { deployment: current, changed: changed.filter((o) => !isOpen(o)), mismatches, halted };
     },
   };
@@ -255,16 +274,4 @@ export function createReconcileSchedule(startMs: number, intervalMs = DEFAULT_RE
       requested = true;
     },
   };
-}
-
-/** Adds one mismatch to the deployment's reconciliation report (the latest `MAX_MISMATCHES` are kept), outside a reconciliation run. */
-export async function noteMismatch(store: Store, deployment: DeploymentRecord, mismatch: ReconciliationMismatch): Promise<void> {
-  const current = (await store.deployments.findById(deployment.userId, deployment.id))?.reconciliation ?? null;
-  const report: ReconciliationReport = {
-    lastRunAt: current?.lastRunAt ?? null,
-    runs: current?.runs ?? 0,
-    mismatches: [...(current?.mismatches ?? []), mismatch].slice(-MAX_MISMATCHES),
-    stream: current?.stream ?? 'none',
-  };
-  await store.deployments.update(deployment.id, { reconciliation: report });
 }
