@@ -133,7 +133,6 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   const nowMs = () => clock.now().getTime();
   const reconciler = createReconciler({ store, clock, log, sync });
   const exits = createProtectiveExits({ store, clock, log, sync, placement, note: reconciler.note });
-  const exits = createProtectiveExits({ store, clock, log, sync, placement });
   let stream: OrderStream | null = null;
 
   /** The private order stream, where the gateway has one; REST stays the fallback (order-stream.ts). */
