@@ -14,7 +14,7 @@ import { SandboxError } from '../sandbox/sandbox-error.js';
 import { createClosedCandleFeed, type ClosedCandleFeed } from './closed-candle-feed.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { createRiskGuard, type RiskBreach, type RiskGuard } from './risk-guard.js';
-import { haltOnBreach } from './risk-halt.js';
+import { haltDeployment } from './deployment-halt.js';
 import { describeOrder, isFinal, isOpen, type OrderSync } from './order-sync.js';
 import { preflightDeployment } from './deployment-preflight.js';
 import { fenceGateway, LeaseLostError, type LeaseFence } from './lease-fence.js';
@@ -131,7 +131,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   /** Orders whose final event went to onOrder. */
   const delivered = new Set<string>();
   const nowMs = () => clock.now().getTime();
-  const reconciler = createReconciler({ store, clock, log, sync });
+  const reconciler = createReconciler({ store, clock, logger: deps.logger, log, sync });
   const exits = createProtectiveExits({ store, clock, log, sync, placement, note: reconciler.note });
   let stream: OrderStream | null = null;
 
@@ -412,7 +412,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     return null;
   }
 
-  // Risk limits (risk-guard.ts decides, risk-halt.ts acts on a breach).
+  // Risk limits (risk-guard.ts decides, deployment-halt.ts acts on a breach).
 
   type PlaceOrder = Extract<LiveIntent, { kind: 'place' }>['order'];
 
@@ -433,15 +433,22 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   /** Orders `onBreach: 'keep'` leaves in place: reduce-only ones and the strategy's stop-loss / take-profit closes. */
   const isExitOrder = (order: OrderRecord) => order.reduceOnly || (guestOf.get(order.id)?.exit ?? null) !== null;
 
-  /** Halts the deployment for `breach`, once: the strategy's session ends at once, then risk-halt.ts cancels and closes. */
+  /** Halts the deployment for `breach`, once: the strategy's session ends at once, then deployment-halt.ts cancels and closes. */
   async function haltForBreach(breach: RiskBreach) {
     if (breached) return;
     breached = true;
     const s = session;
     session = null;
     await s?.close();
-    const after = await haltOnBreach({ store, clock, logger: deps.logger, log, sync }, deployment, gateway(), breach, isExitOrder);
-    if (after) deployment = after;
+    const flatten = (deployment.risk?.onBreach ?? 'close') === 'close';
+    const halt = { reason: breach.reason, message: breach.message, value: breach.value, limit: breach.limit, at: clock.now().toISOString() };
+    const after = await haltDeployment({ store, clock, logger: deps.logger, log, sync }, deployment, gateway(), halt, {
+      flatten,
+      keep: (order) => !flatten && isExitOrder(order),
+      headline: `Risk limit breached (${breach.reason}): ${breach.message}`,
+      describe: flatten ? 'cancelling its orders and closing its positions' : 'cancelling its entry orders, keeping its positions and their exits',
+    });
+    if (after) deployment = after.deployment;
   }
 
   /** One reading of the account for the guard (its peak and day are kept on the record when they move); true when the deployment is halted. */

@@ -6,7 +6,8 @@ import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder } from '
 import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Store } from '../ports/store.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { describeOrder, isOpen, type OrderSync } from './order-sync.js';
-import { haltDeployment } from './reconcile-halt.js';
+import { haltDeployment } from './deployment-halt.js';
+import type { Logger } from '../ports/logger.js';
 
 /*
  * Continuous reconciliation of one deployment with its exchange account (docs/live-deployments.md,
@@ -33,9 +34,22 @@ export type StreamState = ReconciliationReport['stream'];
 /** Mismatches kept on the report. */
 export const MAX_MISMATCHES = 20;
 
+/**
+ * The report's mismatches with `added` at the end: one found again (same kind, symbol, order and
+ * message: an order whose outcome stays unknown run after run) moves to the end with its new
+ * time instead of filling the list; the newest MAX_MISMATCHES are kept.
+ */
+export function mergeMismatches(before: readonly ReconciliationMismatch[], added: readonly ReconciliationMismatch[]): ReconciliationMismatch[] {
+  const same = (a: ReconciliationMismatch, b: ReconciliationMismatch) =>
+    a.kind === b.kind && a.symbol === b.symbol && a.orderId === b.orderId && a.message === b.message;
+  const kept = before.filter((m) => !added.some((a) => same(a, m)));
+  return [...kept, ...added].slice(-MAX_MISMATCHES);
+}
+
 export interface ReconcilerDeps {
   store: Store;
   clock: Clock;
+  logger: Logger;
   log: DeploymentLogWriter;
   sync: OrderSync;
 }
@@ -113,7 +127,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       await write(deployment, {
         lastRunAt: before?.lastRunAt ?? null,
         runs: before?.runs ?? 0,
-        mismatches: [...(before?.mismatches ?? []), mismatch].slice(-MAX_MISMATCHES),
+        mismatches: mergeMismatches(before?.mismatches ?? [], [mismatch]),
         stream: before?.stream ?? 'none',
       });
     },
@@ -209,31 +223,21 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
           const message = `the ${symbol} position on the exchange is ${actual} but the deployment's own fills explain ${want}: changed outside the deployment`;
           await note({ kind: 'position', symbol, orderId: null, message });
           if (!halted) {
-            const halt: DeploymentHalt = { reason: 'positionMismatch', message: `Halted: ${message}`, value: actual, limit: null, at };
-            const after = await haltDeployment({ store, clock, log }, current, halt);
-            if (after) {
-              current = after;
+            const halt: DeploymentHalt = { reason: 'positionMismatch', message: `The${message.slice(3)}`, value: actual, limit: null, at };
+            // Halted: it enters no more. Its resting entry orders are cancelled; exits (reduce-only) and orders of unknown outcome stay.
+            const outcome = await haltDeployment(deps, current, gateway, halt, {
+              flatten: false,
+              keep: (order) => order.reduceOnly || order.status === 'pending',
+              headline: `Position mismatch: ${message}`,
+              describe: 'cancelling its entry orders and keeping its positions; restart it to accept the position, or stop it to close it',
+            });
+            if (outcome) {
+              current = outcome.deployment;
+              changed.push(...outcome.changed);
               halted = true;
             }
           }
         }
-      }
-      // Halted: it enters no more. Its resting entry orders are cancelled; exits (reduce-only) stay.
-      if (halted) {
-        let cancelled = 0;
-        for (const order of await store.orders.listOpen(deployment.id)) {
-          if (order.reduceOnly || order.status === 'pending') continue;
-          const after = await sync.cancel(current, gateway, order);
-          if (!isOpen(after)) {
-            changed.push(after);
-            cancelled++;
-          }
-        }
-        await log.write(
-          deployment,
-          'warn',
-          `Deployment halted (${cancelled} entry order(s) cancelled, positions kept): restart it to accept the position, or stop it to close it`,
-        );
       }
 
       // 4. The report.
@@ -242,7 +246,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       const next: ReconciliationReport = {
         lastRunAt: at,
         runs: (before?.runs ?? 0) + 1,
-        mismatches: [...(before?.mismatches ?? []), ...mismatches].slice(-MAX_MISMATCHES),
+        mismatches: mergeMismatches(before?.mismatches ?? [], mismatches),
         stream: options.stream,
       };
       current = (await write(deployment, next)) ?? { ...current, reconciliation: next };
