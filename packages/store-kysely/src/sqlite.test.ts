@@ -76,6 +76,7 @@ describe('kysely sqlite file', () => {
       '0011-optimizations',
       '0012-deployment-safety',
       '0013-deployment-risk-state',
+      '0014-deployment-accepted-positions',
     ]);
     await first.close();
 

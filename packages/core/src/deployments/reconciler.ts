@@ -69,7 +69,9 @@ export interface Reconciler {
   /**
    * Takes the account's positions as they are now as explained: called when the owner restarts a
    * deployment that has traded before (a restart after a `positionMismatch` halt accepts the
-   * position). A new deployment takes nothing: a position it did not open is a mismatch.
+   * position). A new deployment takes nothing: a position it did not open is a mismatch. What is
+   * accepted is written on the record (`acceptedPositions`, null when nothing is), and a runner
+   * resumed after a restart of the service reads it from there at its first run.
    */
   acceptPositions(deployment: DeploymentRecord, gateway: ExchangeGateway): Promise<void>;
   /** Adds one mismatch found outside a run (dust at an exit) to the report. */
@@ -95,8 +97,15 @@ const isDerivative = (symbol: string) => parseMarketSymbol(symbol)?.marketType =
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const { store, clock, log, sync } = deps;
   const now = () => clock.now().toISOString();
-  /** Signed quantity by symbol that the fills do not explain but the owner accepted at a restart. */
-  const accepted = new Map<string, number>();
+  /**
+   * Signed quantity by symbol that the fills do not explain but the owner accepted at a restart:
+   * kept on the record (`acceptedPositions`), read from it at the first run of a resumed runner.
+   */
+  let accepted: Map<string, number> | undefined;
+  const acceptedOf = (deployment: DeploymentRecord) => {
+    accepted ??= new Map(Object.entries(deployment.acceptedPositions ?? {}));
+    return accepted;
+  };
   /** The report as this runner last wrote it (undefined: not yet, then the record's is the latest). */
   let report: ReconciliationReport | null | undefined;
 
@@ -133,16 +142,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     },
 
     async acceptPositions(deployment, gateway) {
+      const next = new Map<string, number>();
       const traded = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 1 });
       const symbols = deployment.symbols.filter(isDerivative);
-      if (traded.length === 0 || symbols.length === 0) return;
-      const expected = await positionsFromFills(store, deployment);
-      const positions = await gateway.fetchPositions(symbols);
-      for (const symbol of symbols) {
-        const p = positions.find((x) => x.symbol === symbol);
-        const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
-        accepted.set(symbol, actual - (expected.get(symbol) ?? 0));
+      if (traded.length > 0 && symbols.length > 0) {
+        const expected = await positionsFromFills(store, deployment);
+        const positions = await gateway.fetchPositions(symbols);
+        for (const symbol of symbols) {
+          const p = positions.find((x) => x.symbol === symbol);
+          const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
+          const difference = Number((actual - (expected.get(symbol) ?? 0)).toFixed(12));
+          if (difference !== 0) next.set(symbol, difference);
+        }
       }
+      accepted = next;
+      // Kept on the record, so a restart of the service takes the same positions as explained; cleared when nothing is accepted.
+      const kept = next.size > 0 ? Object.fromEntries(next) : null;
+      if (kept !== null || (deployment.acceptedPositions ?? null) !== null) await store.deployments.update(deployment.id, { acceptedPositions: kept });
     },
 
     async run(deployment, gateway, options) {
@@ -217,7 +233,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         for (const symbol of symbols) {
           const p = positions.find((x) => x.symbol === symbol);
           const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
-          const want = Number(((expected.get(symbol) ?? 0) + (accepted.get(symbol) ?? 0)).toFixed(12));
+          const want = Number(((expected.get(symbol) ?? 0) + (acceptedOf(deployment).get(symbol) ?? 0)).toFixed(12));
           const step = (await gateway.market(symbol).catch(() => null))?.amountStep ?? 1e-9;
           if (Math.abs(actual - want) < step / 2) continue;
           const message = `the ${symbol} position on the exchange is ${actual} but the deployment's own fills explain ${want}: changed outside the deployment`;

@@ -111,6 +111,15 @@ export interface DeploymentRecord {
    * restart by its owner, so a restarted deployment measures from its new start.
    */
   riskState?: DeploymentRiskState | null;
+  /**
+   * Internal (not shown by the API): the positions its owner accepted at a restart, as signed
+   * quantities by symbol (long positive) that the deployment's own fills do not explain but that
+   * reconciliation takes as explained. Written when a restart by the owner finds the account's
+   * position differing from the fills (after a `positionMismatch` halt), so the acceptance
+   * survives a restart of the service; null for a new deployment and after a restart that finds
+   * every position explained.
+   */
+  acceptedPositions?: Record<string, number> | null;
 }
 
 /** The risk guard's memory of one deployment (see deployments/risk-guard.ts). */
@@ -260,7 +269,10 @@ export interface StrategyRepository {
 
 /** Fields the deployment service and supervisor may change on a deployment. */
 export type DeploymentPatch = Partial<
-  Pick<DeploymentRecord, 'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt' | 'risk' | 'halt' | 'preflight' | 'reconciliation' | 'riskState'>
+  Pick<
+    DeploymentRecord,
+    'status' | 'error' | 'updatedAt' | 'startedAt' | 'stoppedAt' | 'risk' | 'halt' | 'preflight' | 'reconciliation' | 'riskState' | 'acceptedPositions'
+  >
 >;
 
 /** Narrows the active deployments counted or listed to one strategy and/or one credential. */

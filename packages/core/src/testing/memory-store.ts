@@ -233,7 +233,15 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     },
     deployments: {
       async insert(deployment) {
-        const value = structuredClone({ risk: null, halt: null, preflight: null, reconciliation: null, riskState: null, ...deployment });
+        const value = structuredClone({
+          risk: null,
+          halt: null,
+          preflight: null,
+          reconciliation: null,
+          riskState: null,
+          acceptedPositions: null,
+          ...deployment,
+        });
         write((s) => insertUnique(s.deployments, value.id, value, 'deployment id'));
       },
       async findById(userId, id) {

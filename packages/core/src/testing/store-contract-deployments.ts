@@ -29,6 +29,7 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     preflight: null,
     reconciliation: null,
     riskState: null,
+    acceptedPositions: null,
     ...overrides,
   };
 }
@@ -120,6 +121,17 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       expect(await store.deployments.update(d.id, { riskState })).toEqual({ ...d, riskState });
       expect(await store.deployments.findById(userId, d.id)).toEqual({ ...d, riskState });
       expect(await store.deployments.update(d.id, { riskState: null })).toEqual(d);
+    });
+
+    it('keeps the positions accepted at a restart, patches them without touching the rest, and clears them', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { status: 'running' });
+      await store.deployments.insert(d);
+      const acceptedPositions = { 'BTC/USDT:USDT': 0.004, 'ETH/USDT:USDT': -1.25 };
+      expect(await store.deployments.update(d.id, { acceptedPositions })).toEqual({ ...d, acceptedPositions });
+      expect(await store.deployments.findById(userId, d.id)).toEqual({ ...d, acceptedPositions });
+      expect(await store.deployments.update(d.id, { status: 'halted' })).toEqual({ ...d, status: 'halted', acceptedPositions });
+      expect(await store.deployments.update(d.id, { acceptedPositions: null })).toEqual({ ...d, status: 'halted' });
     });
 
     it('counts a halted deployment as active', async () => {

@@ -74,6 +74,7 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     preflight: null,
     reconciliation: null,
     riskState: null,
+    acceptedPositions: null,
     ...overrides,
   };
 }

@@ -34,6 +34,7 @@ function toRow(d: DeploymentRecord): Insertable<DeploymentsTable> {
     preflight: json(d.preflight),
     reconciliation: json(d.reconciliation),
     risk_state: json(d.riskState),
+    accepted_positions: json(d.acceptedPositions),
   };
 }
 
@@ -61,6 +62,7 @@ function toDeployment(row: Selectable<DeploymentsTable>): DeploymentRecord {
     preflight: parsed<NonNullable<DeploymentRecord['preflight']>>(row.preflight),
     reconciliation: parsed<NonNullable<DeploymentRecord['reconciliation']>>(row.reconciliation),
     riskState: parsed<NonNullable<DeploymentRecord['riskState']>>(row.risk_state),
+    acceptedPositions: parsed<NonNullable<DeploymentRecord['acceptedPositions']>>(row.accepted_positions),
   };
 }
 
@@ -76,10 +78,11 @@ function toUpdate(patch: DeploymentPatch): Updateable<DeploymentsTable> {
   if (patch.preflight !== undefined) set.preflight = json(patch.preflight);
   if (patch.reconciliation !== undefined) set.reconciliation = json(patch.reconciliation);
   if (patch.riskState !== undefined) set.risk_state = json(patch.riskState);
+  if (patch.acceptedPositions !== undefined) set.accepted_positions = json(patch.acceptedPositions);
   return set;
 }
 
-/** Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight, reconciliation and the risk guard's state are stored as JSON text. */
+/** Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight, reconciliation, the risk guard's state and the accepted positions are stored as JSON text. */
 export function createDeploymentRepository({ db }: QueryContext): DeploymentRepository {
   /** The user's deployments in an active status, narrowed by `filter`. */
   const active = (userId: string, filter: ActiveDeploymentFilter) => {
