@@ -123,6 +123,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   let breached = false;
   let hideSource = false;
   let failures = 0;
+  /** The end of the exchange's last "wait" this runner logged (one line per ban, not one per poll). */
+  let loggedWait: string | null = null;
+  /** Exits the exchange's wait kept from being sent: sent again at the first poll after it. */
+  let deferredExits: Array<{ intent: Extract<LiveIntent, { kind: 'place' }>; depth: number; retryAt: number }> = [];
   const lastTime = new Map<string, number>();
   const lastClose = new Map<string, number>();
   /** Order id -> how the strategy knows it; guest id -> order id. */
@@ -247,8 +251,28 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       await log.write(deployment, 'warn', `onOrder not called for ${order.id}: orders placed from onOrder went ${MAX_DEPTH} levels deep`);
       return;
     }
-    const result = await session.order(event, await accountState());
+    let state: LiveAccountState;
+    try {
+      state = await accountState();
+    } catch (error) {
+      // The account could not be read (the exchange is down, or asked us to wait): the strategy
+      // hears of this order at a later poll rather than never.
+      delivered.delete(order.id);
+      undelivered.set(order.id, { order, override });
+      throw error;
+    }
+    const result = await session.order(event, state);
     await apply(result, depth + 1);
+  }
+
+  /** Final order events whose delivery failed when the account could not be read: delivered at the next poll. */
+  const undelivered = new Map<string, { order: OrderRecord; override: Partial<LiveOrderEvent> | undefined }>();
+  async function deliverHeldBack() {
+    for (const [id, { order, override }] of [...undelivered]) {
+      if (halted) return;
+      undelivered.delete(id);
+      await deliver(order, 0, override);
+    }
   }
 
   /** An event for an intent that never became an exchange order. */
@@ -338,12 +362,21 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         written = newest && newest.symbol === o.symbol && newest.quantity === quantity && newest.side === side ? newest : null;
       }
       if (written) remember(written);
-      if (error instanceof ExchangeGatewayError && !error.transient && written) {
+      // The exchange asked the account to wait (429/418): nothing was sent. An exit is sent again
+      // once the wait is over (a position is never left without its close); an entry is refused.
+      const waitUntil = error instanceof ExchangeGatewayError ? error.retryAt : null;
+      if (waitUntil !== null && written && isExitIntent(o)) {
+        deferredExits.push({ intent, depth, retryAt: Date.parse(waitUntil) });
+        await log.write(deployment, 'warn', `Exit not sent yet: ${describeOrder(written)}: ${message(error)}; it is sent again once the wait is over`);
+        sync.publish(deployment, written);
+        return;
+      }
+      if (error instanceof ExchangeGatewayError && (!error.transient || waitUntil !== null) && written) {
         await log.write(deployment, 'warn', `Order rejected by ${error.exchange}: ${describeOrder(written)}: ${error.message}`);
         sync.publish(deployment, written);
         await deliver(written, depth, { reason: error.message });
         // A protective stop the exchange refused: the position is closed rather than left unprotected.
-        if (written.type === 'stop' && written.reduceOnly) {
+        if (written.type === 'stop' && written.reduceOnly && waitUntil === null) {
           const closed = await exits.closeAfterRefusedStop(deployment, gateway(), written, error.message);
           if (closed) await deliver(closed, depth);
         }
@@ -397,6 +430,21 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     if (stream?.takeReconnected()) reconcileSchedule.requestNow();
   }
 
+  /** An order intent that exits: it only reduces or closes a position. */
+  const isExitIntent = (o: Extract<LiveIntent, { kind: 'place' }>['order']) => o.reduceOnly || o.closeAll || (o.exit ?? null) !== null;
+
+  /** Sends the exits an exchange's wait held back, once the wait is over (wall clock, as the exchange's). */
+  async function sendDeferredExits() {
+    const now = Date.now();
+    const due = deferredExits.filter((d) => d.retryAt <= now);
+    if (due.length === 0) return;
+    deferredExits = deferredExits.filter((d) => d.retryAt > now);
+    for (const d of due) {
+      if (halted) return;
+      await placeIntent(d.intent, d.depth);
+    }
+  }
+
   /** Turns a thrown error into a deployment failure, or null for a transient one (counted). */
   async function classify(error: unknown): Promise<DeploymentFailure | null> {
     if (error instanceof SandboxError) return strategyFailure(error);
@@ -405,6 +453,15 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       return null;
     }
     if (error instanceof ExchangeGatewayError && error.reason === 'authentication') return { code: 'EXCHANGE_AUTHENTICATION', message: error.message };
+    // A wait the exchange asked for (429/418 with Retry-After) is not a failure: nothing is sent
+    // until it is over, and the next poll after it goes on (candles missed meanwhile feed the indicators).
+    if (error instanceof ExchangeGatewayError && error.retryAt !== null) {
+      if (error.retryAt !== loggedWait) {
+        loggedWait = error.retryAt;
+        await log.write(deployment, 'warn', `Trading paused: ${error.message}`);
+      }
+      return null;
+    }
     failures++;
     const text = isStratboxError(error) || error instanceof Error ? message(error) : 'unknown error';
     await log.write(deployment, 'warn', `Exchange or market data problem (${failures}/${deps.maxExchangeFailures}): ${text}`);
@@ -584,6 +641,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       if (halted || !session || !feed) return null;
       try {
         await syncOrders();
+        await deliverHeldBack();
+        await sendDeferredExits();
         // After the account is read each cycle, and below before each candle: a breached limit halts the deployment.
         if (watchesAccount() && (await checkRisk(await accountState()))) return null;
         if (reconcileSchedule.due(nowMs())) {

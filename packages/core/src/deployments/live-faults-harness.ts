@@ -5,6 +5,7 @@ import { createCcxtGateway } from '../exchanges/ccxt-gateway.js';
 import type { CcxtExchange } from '../exchanges/ccxt-exchange.js';
 import { createOrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
+import type { ExchangeBans } from '../ports/exchange-bans.js';
 import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { createSilentLogger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
@@ -102,7 +103,15 @@ export interface LiveHarness {
   close(): Promise<void>;
 }
 
-export async function startLiveHarness(source: string, options: { reconcileIntervalMs?: number; stream?: boolean } = {}): Promise<LiveHarness> {
+export async function startLiveHarness(
+  source: string,
+  options: {
+    reconcileIntervalMs?: number;
+    stream?: boolean;
+    /** 429/418 kept for the account, as the pool does; reads wait out a wait of up to `readWaitMs` (default 30 s). */
+    bans?: { store: ExchangeBans; readWaitMs?: number };
+  } = {},
+): Promise<LiveHarness> {
   const fake = await startFakeBinance();
   const userStream = options.stream ? await startFakeBinanceUserStream(fake) : null;
   const streams: OrderStream[] = [];
@@ -135,7 +144,21 @@ export async function startLiveHarness(source: string, options: { reconcileInter
   const newGateway = () => {
     const exchange = binanceUsdmAt(fake, userStream ?? undefined);
     exchanges.push(exchange);
-    return createCcxtGateway({ exchange, marketType: 'LINEAR', retry: fastRetry, clock });
+    return createCcxtGateway({
+      exchange,
+      marketType: 'LINEAR',
+      retry: fastRetry,
+      clock,
+      ...(options.bans
+        ? {
+            bans: {
+              store: options.bans.store,
+              accountKey: 'binanceusdm:harness',
+              ...(options.bans.readWaitMs === undefined ? {} : { maxReadWaitMs: options.bans.readWaitMs }),
+            },
+          }
+        : {}),
+    });
   };
   const gateway = newGateway();
   const placement = createOrderPlacement({ store, clock });

@@ -99,6 +99,7 @@ export function createBanGuard(options: BanGuardOptions): BanGuard {
       options.exchangeId,
       'unavailable',
       `${options.exchangeId} asked this account to wait (HTTP ${local >= until ? lastStatus : '429/418'}) until ${new Date(until).toISOString()}; ${what} was not sent`,
+      { retryAt: new Date(until).toISOString() },
     );
 
   return {

@@ -246,6 +246,12 @@ export interface ExchangeErrorDetails {
   reason: ExchangeErrorReason;
   /** The client order id of the order concerned, if any. */
   clientOrderId?: string;
+  /**
+   * Set when the exchange asked this account to wait (429/418 with `Retry-After`) and the request
+   * was not sent: when it may be sent again (ISO 8601). Such a refusal is `unavailable`, and is a
+   * known "not sent", never an unknown outcome.
+   */
+  retryAt?: string;
 }
 
 /**
@@ -256,11 +262,21 @@ export class ExchangeGatewayError extends StratboxError {
   readonly reason: ExchangeErrorReason;
   readonly exchange: string;
 
-  constructor(exchange: string, reason: ExchangeErrorReason, message: string, options?: { cause?: unknown; clientOrderId?: string }) {
-    const details: ExchangeErrorDetails = { exchange, reason, ...(options?.clientOrderId === undefined ? {} : { clientOrderId: options.clientOrderId }) };
+  constructor(exchange: string, reason: ExchangeErrorReason, message: string, options?: { cause?: unknown; clientOrderId?: string; retryAt?: string }) {
+    const details: ExchangeErrorDetails = {
+      exchange,
+      reason,
+      ...(options?.clientOrderId === undefined ? {} : { clientOrderId: options.clientOrderId }),
+      ...(options?.retryAt === undefined ? {} : { retryAt: options.retryAt }),
+    };
     super(CODE_OF_REASON[reason], message, details, options?.cause === undefined ? undefined : { cause: options.cause });
     this.reason = reason;
     this.exchange = exchange;
+  }
+
+  /** When the exchange asked the account to wait and the request was not sent: the time it may be sent again (ISO 8601), else null. */
+  get retryAt(): string | null {
+    return (this.details as ExchangeErrorDetails).retryAt ?? null;
   }
 
   /** True for reasons worth trying again later (`unavailable`, `unknown_outcome`). */
