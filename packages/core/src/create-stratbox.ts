@@ -270,6 +270,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     ...(config.deployments?.resumeConcurrency === undefined ? {} : { resumeConcurrency: config.deployments.resumeConcurrency }),
     ...(config.deployments?.scanPageSize === undefined ? {} : { scanPageSize: config.deployments.scanPageSize }),
     ...(config.deployments?.reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs: config.deployments.reconcileIntervalMs }),
+    ...(config.deployments?.orderStreamQuietMs === undefined ? {} : { orderStreamQuietMs: config.deployments.orderStreamQuietMs }),
     onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
   });
   const deployments = createDeploymentService({

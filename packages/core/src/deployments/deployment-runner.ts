@@ -64,6 +64,8 @@ export interface DeploymentRunnerDeps {
   orderStreams?: boolean;
   /** Starts the order stream (default `startOrderStream`; tests wrap it to watch it). */
   startOrderStream?: typeof startOrderStream;
+  /** How long a connected order stream may deliver nothing while orders are open before REST polls them all (default 60 000 ms of `clock`): order-stream.ts. */
+  orderStreamQuietMs?: number;
 }
 
 export interface DeploymentFailure {
@@ -146,11 +148,15 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     if (deps.orderStreams === false || !watch) return null;
     return (deps.startOrderStream ?? startOrderStream)({
       watch: () => watch.call(g),
-      onState: (state) =>
+      now: nowMs,
+      ...(deps.orderStreamQuietMs === undefined ? {} : { quietMs: deps.orderStreamQuietMs }),
+      onState: (state, why) =>
         void log.write(
           deployment,
           state === 'connected' ? 'info' : 'warn',
-          state === 'connected' ? 'Order stream connected' : 'Order stream down: polling the exchange for every open order at each poll',
+          state === 'connected'
+            ? 'Order stream connected'
+            : `Order stream ${why === 'quiet' ? 'quiet with orders open' : 'down'}: polling the exchange for every open order at each poll`,
         ),
     });
   }
@@ -406,8 +412,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   /** Brings every open order up to date; final ones go to onOrder. */
   async function syncOrders() {
     // While the private stream is up it carries the changes; REST polls every order at each cycle only while it is down.
-    const streamUp = stream?.state === 'connected';
-    for (const order of await store.orders.listOpen(deployment.id)) {
+    const open = await store.orders.listOpen(deployment.id);
+    // A stream silent for its quiet period while orders are open counts as down (order-stream.ts).
+    const newest = open.length > 0 ? Math.max(...open.map((o) => Date.parse(o.createdAt))) : null;
+    const streamUp = stream?.checkQuiet(newest) === 'connected';
+    for (const order of open) {
       if (halted) return;
       if (streamUp && order.status !== 'pending') continue;
       let after: OrderRecord;

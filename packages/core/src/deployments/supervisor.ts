@@ -65,6 +65,13 @@ export interface DeploymentSupervisorOptions {
    * A run also follows at once when an open order is gone from the exchange.
    */
   reconcileIntervalMs?: number;
+  /**
+   * How long a deployment's private order stream may stay connected but deliver nothing while it
+   * has open orders before it counts as a gap and every open order is polled over REST at each
+   * poll, until it delivers again (docs/live-deployments.md, "Order streams"), in ms of `clock`.
+   * Default 60 000.
+   */
+  orderStreamQuietMs?: number;
 }
 
 export interface DeploymentSupervisorDeps extends DeploymentSupervisorOptions {
@@ -214,6 +221,7 @@ export function createDeploymentSupervisor(deps: DeploymentSupervisorDeps): Depl
       acquireGateway,
       maxExchangeFailures,
       ...(deps.reconcileIntervalMs === undefined ? {} : { reconcileIntervalMs: deps.reconcileIntervalMs }),
+      ...(deps.orderStreamQuietMs === undefined ? {} : { orderStreamQuietMs: deps.orderStreamQuietMs }),
       // Right before each order is sent, the lease is confirmed in the Store: a node whose lease was taken sends nothing.
       fence: createStoreLeaseFence({
         store,
