@@ -153,14 +153,18 @@ async function runOnPaper(stratboxes: Stratbox[], source = SOURCE) {
   const now = { ms: START };
   const clock = { now: () => new Date(now.ms) };
   const base = createMemoryStore();
-  // Every poll of a deployment starts by reading it: counting the reads tells when a poll has run whole at the clock's time.
-  let polls = 0;
+  // Every poll of a deployment starts by reading it. While `holding`, that read waits at a gate
+  // (`parked`): a poll parked there has not started, and the one before it has finished. The
+  // clock only moves while a poll is parked, so no poll ever straddles a candle's close (a
+  // paper market order fills at the price of the clock's time, as on a server).
+  let holding = false;
+  let parked: (() => void) | null = null;
   const store: Store = {
     ...base,
     deployments: {
       ...base.deployments,
-      findById: (...args) => {
-        polls++;
+      findById: async (...args) => {
+        if (holding) await new Promise<void>((resolve) => (parked = resolve));
         return base.deployments.findById(...args);
       },
     },
@@ -192,11 +196,17 @@ async function runOnPaper(stratboxes: Stratbox[], source = SOURCE) {
   await waitFor('the deployment to run', async () => (await base.deployments.findById(userId, deployment.id))?.status === 'running');
 
   // To the close of every candle from START on, one at a time: each poll hands the candle that just closed to onCandle.
+  holding = true;
+  await waitFor('a poll to wait at its start', () => parked !== null);
   for (let i = stream.time.indexOf(START); i < stream.length; i++) {
     now.ms = stream.time[i]! + MINUTE;
-    const before = polls;
-    await waitFor(`the poll at ${new Date(now.ms).toISOString()}`, () => polls >= before + 2);
+    const release = parked!;
+    parked = null;
+    release();
+    await waitFor(`the poll at ${new Date(now.ms).toISOString()} to run whole`, () => parked !== null);
   }
+  holding = false;
+  (parked as (() => void) | null)?.();
   const stopped = await stratbox.deployments.stop(userId, deployment.id);
   expect(stopped.status).toBe('stopped');
 
