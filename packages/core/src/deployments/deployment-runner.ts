@@ -226,9 +226,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         result.logs.map((l) => ({ level: l.level, message: l.message })),
       );
     }
+    // The intents of one call were asked at one instant, however long sending them takes.
+    const askedAt = nowMs();
     for (const intent of result.intents) {
       if (halted || breached) return;
-      if (intent.kind === 'place') await placeIntent(intent, depth);
+      if (intent.kind === 'place') await placeIntent(intent, depth, askedAt);
       else await cancelIntent(intent.id, depth);
     }
   }
@@ -307,9 +309,9 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     await apply(await session.order(event, await accountState()), depth + 1);
   }
 
-  async function placeIntent(intent: Extract<LiveIntent, { kind: 'place' }>, depth: number) {
+  async function placeIntent(intent: Extract<LiveIntent, { kind: 'place' }>, depth: number, askedAt = nowMs()) {
     const o = intent.order;
-    if (await rateBreached()) return;
+    if (await rateBreached(askedAt)) return;
     let side = o.side;
     let quantity = o.quantity;
     if (o.closeAll) {
@@ -528,9 +530,13 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     return breached;
   }
 
-  /** Counts one order intent of the strategy; true when it breached `maxOrdersPerMinute` (the deployment is halted, the intent dropped). */
-  async function rateBreached(): Promise<boolean> {
-    const breach = guard?.countOrder(nowMs());
+  /**
+   * Counts one order intent of the strategy at the time the strategy asked for it (when its call
+   * returned: the intents of one call count as one instant however long sending them takes);
+   * true when it breached `maxOrdersPerMinute` (the deployment is halted, the intent dropped).
+   */
+  async function rateBreached(askedAt: number): Promise<boolean> {
+    const breach = guard?.countOrder(askedAt);
     if (breach) await haltForBreach(breach);
     return breached;
   }
