@@ -113,9 +113,9 @@ export interface DeploymentsTable {
   preflight: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON text of the reconciliation state (migration 0012), or null. */
   reconciliation: ColumnType<string | null, string | null | undefined, string | null>;
-  /** JSON text of the risk guard's state, the peak and the day's starting equity (migration 0013), or null. */
+  /** JSON text of the risk guard's state, the peak and the day's starting equity (migration 0012), or null. */
   risk_state: ColumnType<string | null, string | null | undefined, string | null>;
-  /** JSON text of the positions accepted at a restart by the owner, signed quantity by symbol (migration 0014), or null. */
+  /** JSON text of the positions accepted at a restart by the owner, signed quantity by symbol (migration 0012), or null. */
   accepted_positions: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

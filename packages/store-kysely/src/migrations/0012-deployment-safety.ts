@@ -2,16 +2,19 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { DialectName } from '../dialect-name.js';
 
 /**
- * Live-trading safety on `deployments`: four nullable JSON text columns, `risk` (the limits in
- * force), `halt` (why and when it was halted), `preflight` (the last pre-flight report) and
- * `reconciliation` (the state of continuous reconciliation). Existing deployments read them as
- * null: no limits, never halted, no report yet.
+ * Live-trading safety on `deployments`: six nullable JSON text columns, `risk` (the limits in
+ * force), `halt` (why and when it was halted), `preflight` (the last pre-flight report),
+ * `reconciliation` (the state of continuous reconciliation), `risk_state` (the risk guard's peak
+ * equity and the UTC day's starting equity, so a drawdown or a daily loss is measured from the
+ * same figures after a restart of the service) and `accepted_positions` (signed quantity by
+ * symbol its owner accepted at a restart after a `positionMismatch` halt). Existing deployments
+ * read them as null: no limits, never halted, no report yet, nothing remembered or accepted.
  *
  * Like 0006 it completes when run again after stopping half-way: PostgreSQL adds the columns
  * `if not exists`; SQLite, which has no such clause, checks `table_info` first.
  */
 export function deploymentSafetyMigration(dialect: DialectName): Migration {
-  const columns = ['risk', 'halt', 'preflight', 'reconciliation'] as const;
+  const columns = ['risk', 'halt', 'preflight', 'reconciliation', 'risk_state', 'accepted_positions'] as const;
 
   return {
     async up(db: Kysely<any>) {
