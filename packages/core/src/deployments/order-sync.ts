@@ -4,8 +4,10 @@ import type { Clock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import { ExchangeGatewayError, type ExchangeGateway, type ExchangeOrder, type ExchangePosition } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Store } from '../ports/store.js';
+import { parseMarketSymbol } from '../exchanges/market-symbol.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { toOrderView } from './deployment-views.js';
+import { exitQuantity } from './exit-quantity.js';
 
 /*
  * What the runner and the stop path share about a deployment's orders: publishing every change
@@ -123,19 +125,27 @@ export function createOrderSync(deps: OrderSyncDeps) {
     return left;
   }
 
-  /** Closes every open position of the deployment's symbols with reduce-only market orders, written before they are sent. */
+  /**
+   * Closes every open position of the deployment's symbols with reduce-only market orders, written
+   * before they are sent. A spot position (spot-positions.ts: what the deployment's own fills
+   * leave it) is sold as `min(position, free base)` rounded down to the market's step, a plain
+   * sell (spot has no reduce-only); what cannot be sold is logged as dust and left.
+   */
   async function closePositions(deployment: DeploymentRecord, gateway: ExchangeGateway): Promise<OrderRecord[]> {
     const positions: ExchangePosition[] = await gateway.fetchPositions(deployment.symbols);
     const placed: OrderRecord[] = [];
     for (const p of positions) {
       if (!(p.quantity > 0)) continue;
+      const quantity = await spotExitQuantity(gateway, p);
+      if (quantity.dust) await log.write(deployment, 'warn', `Dust left in ${p.symbol}: ${quantity.dust}`);
+      if (!(quantity.quantity > 0)) continue;
       const order = await placement.place(gateway, {
         userId: deployment.userId,
         deploymentId: deployment.id,
         symbol: p.symbol,
         side: p.side === 'long' ? 'sell' : 'buy',
         type: 'market',
-        quantity: p.quantity,
+        quantity: quantity.quantity,
         reduceOnly: true,
       });
       await log.write(deployment, 'info', `Closing position: ${describeOrder(order)}`);
@@ -148,4 +158,19 @@ export function createOrderSync(deps: OrderSyncDeps) {
   }
 
   return { publish, report, reconcile, applySeen, cancel, cancelAll, closePositions };
+}
+
+/** The exit of a position: a derivatives position as the exchange reports it; a spot one as exit-quantity.ts sizes it, with the dust it leaves. */
+async function spotExitQuantity(gateway: ExchangeGateway, p: ExchangePosition): Promise<{ quantity: number; dust: string | null }> {
+  if (parseMarketSymbol(p.symbol)?.marketType !== 'SPOT') return { quantity: p.quantity, dust: null };
+  const market = await gateway.market(p.symbol);
+  const free = (await gateway.fetchBalance())[market.base]?.free ?? 0;
+  const exit = exitQuantity(p.quantity, free, market, p.markPrice ?? p.entryPrice);
+  const dust =
+    exit.quantity === 0
+      ? `${exit.dust} cannot be sold (${exit.reason}); left`
+      : exit.dust > 0
+        ? `${exit.dust} stays after this close (below the amount step)`
+        : null;
+  return { quantity: exit.quantity, dust };
 }

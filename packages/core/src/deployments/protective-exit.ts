@@ -46,11 +46,18 @@ export function createProtectiveExits(deps: ProtectiveExitDeps): ProtectiveExits
     // A derivatives position is what may be closed; a spot one is limited by the free base balance.
     const free = symbol.includes(':') || !market ? null : ((await gateway.fetchBalance())[market.base]?.free ?? 0);
     const exit = exitQuantity(position, free, market, price);
-    if (exit.quantity > 0) return exit.quantity;
-    const message = `Dust left in ${symbol}: ${exit.dust} cannot be sold (${exit.reason}); recorded, not retried`;
-    await log.write(deployment, 'warn', message);
-    await note(deployment, { kind: 'balance', symbol, orderId: null, message, at: clock.now().toISOString() });
-    return null;
+    // A spot exit rounded down to the step leaves the rest behind: recorded once, at this exit.
+    const message =
+      exit.quantity === 0
+        ? `Dust left in ${symbol}: ${exit.dust} cannot be sold (${exit.reason}); recorded, not retried`
+        : free !== null && exit.dust > 0
+          ? `Dust left in ${symbol}: ${exit.dust} stays after selling ${exit.quantity} (below the amount step ${market?.amountStep}); recorded, not retried`
+          : null;
+    if (message) {
+      await log.write(deployment, 'warn', message);
+      await note(deployment, { kind: 'balance', symbol, orderId: null, message, at: clock.now().toISOString() });
+    }
+    return exit.quantity > 0 ? exit.quantity : null;
   }
 
   return {

@@ -67,6 +67,12 @@ function quirksOf(exchangeId: string) {
     fetchOrderParams: bybit ? { acknowledged: true } : {},
     /** Bybit's derivative trigger orders need the direction the price must move in. */
     triggerDirection: bybit,
+    /**
+     * Binance reads the client's default sub-type (`linear`, as the client pool sets it) before the
+     * type: a spot call without a symbol (balance, time, open orders) would go to the futures API.
+     * A sub-type that is neither linear nor inverse is dropped by ccxt and leaves the call on spot.
+     */
+    spotSubType: exchangeId.startsWith('binance'),
   };
 }
 
@@ -106,9 +112,16 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
   // Open orders of all symbols are asked for on purpose (reconciliation); ccxt warns otherwise.
   ex.options['warnOnFetchOpenOrdersWithoutSymbol'] = false;
 
-  const wanted: Record<string, string> = options.marketType === 'LINEAR' ? { type: 'swap', subType: 'linear' } : { type: 'spot' };
+  const wanted: Record<string, string> =
+    options.marketType === 'LINEAR' ? { type: 'swap', subType: 'linear' } : { type: 'spot', ...(quirks.spotSubType ? { subType: 'spot' } : {}) };
+  /** Params that keep a Binance order call on spot even with a spot symbol (see `spotSubType`); none elsewhere. */
+  const orderParams: Record<string, string> = options.marketType === 'SPOT' && quirks.spotSubType ? { subType: 'spot' } : {};
   /** Market-type params for calls without a symbol, only when the instance's default differs. */
-  const typeParams = (): Record<string, string> => (ex.options['defaultType'] === wanted['type'] ? {} : { ...wanted });
+  const typeParams = (): Record<string, string> => {
+    // On Binance a default sub-type leaks into spot calls even when the default type is spot.
+    const subTypeLeaks = orderParams['subType'] !== undefined && ex.options['defaultSubType'] !== undefined;
+    return ex.options['defaultType'] === wanted['type'] && !subTypeLeaks ? {} : { ...wanted };
+  };
 
   /** Values never to show in an error message. */
   const secrets = () => [ex.apiKey, ex.secret, ex.password, ex.uid, ex.privateKey, ex.token].filter((s): s is string => typeof s === 'string' && s.length > 0);
@@ -183,7 +196,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     let unsupported = false;
     for (const variant of variants) {
       try {
-        const order = await ex.fetchOrderWithClientOrderId(clientOrderId, symbol, { ...quirks.fetchOrderParams, ...variant });
+        const order = await ex.fetchOrderWithClientOrderId(clientOrderId, symbol, { ...quirks.fetchOrderParams, ...orderParams, ...variant });
         if (order && (order.clientOrderId == null || order.clientOrderId === clientOrderId)) return toExchangeOrder(order);
       } catch (error) {
         const kind = classifyCcxtError(error);
@@ -201,9 +214,9 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
 
   /** Finds an order by client order id among open and recent closed orders, for exchanges that cannot look it up directly. */
   async function scan(clientOrderId: string, symbol: string): Promise<ExchangeOrder | null> {
-    const lists: Order[][] = [await ex.fetchOpenOrders(symbol)];
-    if (ex.has['fetchClosedOrders']) lists.push(await ex.fetchClosedOrders(symbol));
-    else if (ex.has['fetchOrders']) lists.push(await ex.fetchOrders(symbol));
+    const lists: Order[][] = [await ex.fetchOpenOrders(symbol, undefined, undefined, orderParams)];
+    if (ex.has['fetchClosedOrders']) lists.push(await ex.fetchClosedOrders(symbol, undefined, undefined, orderParams));
+    else if (ex.has['fetchOrders']) lists.push(await ex.fetchOrders(symbol, undefined, undefined, orderParams));
     for (const list of lists) {
       const found = list.find((o) => o.clientOrderId === clientOrderId);
       if (found) return toExchangeOrder(found);
@@ -404,12 +417,12 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     },
 
     async fetchOrder(exchangeOrderId, symbol, hint) {
-      const params = { ...quirks.fetchOrderParams, ...(hint?.type === 'stop' ? { trigger: true } : {}) };
+      const params = { ...quirks.fetchOrderParams, ...orderParams, ...(hint?.type === 'stop' ? { trigger: true } : {}) };
       return toExchangeOrder(await call('fetchOrder', () => ex.fetchOrder(exchangeOrderId, symbol, params)));
     },
 
     async cancelOrder(exchangeOrderId, symbol, hint) {
-      const params = hint?.type === 'stop' ? { trigger: true } : {};
+      const params = { ...orderParams, ...(hint?.type === 'stop' ? { trigger: true } : {}) };
       const order = await call('cancelOrder', () => ex.cancelOrder(exchangeOrderId, symbol, params), 'order');
       const mapped = toExchangeOrder(order as Order);
       // Some exchanges answer a cancel with the id only: report what was asked.
@@ -423,7 +436,9 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
 
     async fetchOpenOrders(symbol) {
       const orders = await call('fetchOpenOrders', () =>
-        symbol === undefined ? ex.fetchOpenOrders(undefined, undefined, undefined, typeParams()) : ex.fetchOpenOrders(symbol),
+        symbol === undefined
+          ? ex.fetchOpenOrders(undefined, undefined, undefined, typeParams())
+          : ex.fetchOpenOrders(symbol, undefined, undefined, orderParams),
       );
       return orders.map((o) => toExchangeOrder(o));
     },
