@@ -8,6 +8,7 @@ import { createOrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
 import { createSilentLogger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
+import type { RiskLimits } from '@stratbox/contract';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
 import { FAKE_SPOT_SYMBOL, startFakeBinanceSpot, type FakeBinanceSpot } from '../testing/fake-binance-spot.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET } from '../testing/fake-binance-usdm.js';
@@ -90,7 +91,7 @@ export interface SpotHarness {
   close(): Promise<void>;
 }
 
-export async function startSpotHarness(source: string): Promise<SpotHarness> {
+export async function startSpotHarness(source: string, options: { risk?: RiskLimits } = {}): Promise<SpotHarness> {
   const fake = await startFakeBinanceSpot();
   const store = createMemoryStore();
   let t = Math.floor(Date.now() / MINUTE) * MINUTE + 1000;
@@ -120,6 +121,7 @@ export async function startSpotHarness(source: string): Promise<SpotHarness> {
     updatedAt: time,
     startedAt: null,
     stoppedAt: null,
+    ...(options.risk ? { risk: options.risk } : {}),
   };
   await store.deployments.insert(deployment);
   const pool: ExchangeClientPool = createExchangeClientPool({

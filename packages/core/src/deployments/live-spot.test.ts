@@ -124,4 +124,35 @@ describe('live spot trading against the Binance SPOT double', () => {
     expect(sells(h)).toHaveLength(2);
     expect(await leased.gateway.fetchPositions([SPOT_SYMBOL])).toEqual([]);
   }, 90_000);
+
+  it("a risk halt with onBreach 'close' cancels the resting spot bid and sells only the deployment's own 0.00999, not the owner's 1 BTC", async () => {
+    // Buys at the first candle; at the second, two bids: the second is past maxOrdersPerMinute 1.
+    h = await startSpotHarness(
+      `
+export const meta = { timeframe: '1m' };
+let n = 0;
+export function onCandle(ctx, candle) {
+  n++;
+  if (n === 1) ctx.buy(candle.symbol, { quantity: 0.01 });
+  if (n === 2) { ctx.buy(candle.symbol, { type: 'limit', price: 30000, quantity: 0.0002 }); ctx.buy(candle.symbol, { type: 'limit', price: 30000, quantity: 0.0002 }); }
+}
+`,
+      { risk: { maxOrdersPerMinute: 1, onBreach: 'close' } },
+    );
+    h.fake.balances['BTC'] = { free: 1, locked: 0 };
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    for (let i = 0; i < 2; i++) {
+      h.clock.nextCandle();
+      expect(await runner.cycle()).toBeNull();
+    }
+    expect(await h.current()).toMatchObject({ status: 'halted', halt: { reason: 'maxOrdersPerMinute' } });
+    expect((await h.orders()).map((o) => [o.side, o.type, o.quantity, o.status])).toEqual([
+      ['buy', 'market', 0.01, 'filled'],
+      ['buy', 'limit', 0.0002, 'cancelled'],
+      ['sell', 'market', 0.00999, 'filled'],
+    ]);
+    expect(sells(h).map((c) => c.params['quantity'])).toEqual(['0.00999']);
+    expect(h.fake.balances['BTC']).toEqual({ free: 1, locked: 0 });
+  }, 90_000);
 });
