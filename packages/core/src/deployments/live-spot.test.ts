@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { newClientOrderId } from '../exchanges/client-order-id.js';
+import { fillSpotOrder } from '../testing/fake-binance-spot.js';
 import { ExchangeGatewayError } from '../ports/exchange-gateway.js';
 import { SPOT_SYMBOL, startSpotHarness, type SpotHarness } from './live-spot-harness.js';
 
@@ -123,6 +124,36 @@ describe('live spot trading against the Binance SPOT double', () => {
     expect((refused as ExchangeGatewayError).message).toContain('never sells coins it did not buy');
     expect(sells(h)).toHaveLength(2);
     expect(await leased.gateway.fetchPositions([SPOT_SYMBOL])).toEqual([]);
+  }, 90_000);
+
+  it('8. a bid that fills while resting, its fee in BTC known only from its trades: the close still sells only the 0.00999 it holds, with 1 BTC of the owner on the account', async () => {
+    h = await startSpotHarness(`
+export const meta = { timeframe: '1m' };
+let n = 0;
+export function onCandle(ctx, candle) {
+  n++;
+  const p = ctx.position(candle.symbol);
+  ctx.log('candle', n, 'position', p ? p.quantity : 0);
+  if (n === 1) ctx.buy(candle.symbol, { type: 'limit', price: 40000, quantity: 0.01 });
+  else if (p) ctx.close(candle.symbol);
+}
+`);
+    h.fake.balances['BTC'] = { free: 1, locked: 0 };
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    h.clock.nextCandle();
+    expect(await runner.cycle()).toBeNull();
+    const [bid] = await h.orders();
+    expect(bid).toMatchObject({ type: 'limit', status: 'open' });
+    // Matched on the book between two polls: the order lookup (GET /api/v3/order) carries no fee.
+    fillSpotOrder(h.fake, bid!.clientOrderId);
+    for (let i = 0; i < 2; i++) {
+      h.clock.nextCandle();
+      expect(await runner.cycle()).toBeNull();
+    }
+    expect((await h.orders())[0]).toMatchObject({ status: 'filled', fee: 0.00001 });
+    expect(sells(h).map((c) => c.params['quantity'])).toEqual(['0.00999']);
+    expect(h.fake.balances['BTC']).toEqual({ free: 1, locked: 0 });
   }, 90_000);
 
   it("a risk halt with onBreach 'close' cancels the resting spot bid and sells only the deployment's own 0.00999, not the owner's 1 BTC", async () => {

@@ -22,6 +22,7 @@ import { classifyCcxtError, errorClassNames, isRetryable, toGatewayError } from 
 import { toExchangeMarket, toExchangeOrder, toExchangePosition } from './ccxt-mapping.js';
 import { checkOrderRequest } from './check-order-request.js';
 import { ccxtOrderWatch } from './ccxt-order-watch.js';
+import { withSpotTradeFees } from './ccxt-spot-fees.js';
 import { createCooldown, createRetryPolicy, type Cooldown, type RetryOptions } from './retry-policy.js';
 
 /*
@@ -116,6 +117,8 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     options.marketType === 'LINEAR' ? { type: 'swap', subType: 'linear' } : { type: 'spot', ...(quirks.spotSubType ? { subType: 'spot' } : {}) };
   /** Params that keep a Binance order call on spot even with a spot symbol (see `spotSubType`); none elsewhere. */
   const orderParams: Record<string, string> = options.marketType === 'SPOT' && quirks.spotSubType ? { subType: 'spot' } : {};
+  /** A spot order with fills but no fee (Binance's lookups carry none) gets the fee of its trades (ccxt-spot-fees.ts). */
+  const withFees = (order: ExchangeOrder): Promise<ExchangeOrder> => (options.marketType === 'SPOT' ? withSpotTradeFees(ex, order) : Promise.resolve(order));
   /** Market-type params for calls without a symbol, only when the instance's default differs. */
   const typeParams = (): Record<string, string> => {
     // On Binance a default sub-type leaks into spot calls even when the default type is spot.
@@ -197,7 +200,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     for (const variant of variants) {
       try {
         const order = await ex.fetchOrderWithClientOrderId(clientOrderId, symbol, { ...quirks.fetchOrderParams, ...orderParams, ...variant });
-        if (order && (order.clientOrderId == null || order.clientOrderId === clientOrderId)) return toExchangeOrder(order);
+        if (order && (order.clientOrderId == null || order.clientOrderId === clientOrderId)) return withFees(toExchangeOrder(order));
       } catch (error) {
         const kind = classifyCcxtError(error);
         if (kind.kind !== 'final') throw error;
@@ -418,13 +421,13 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
 
     async fetchOrder(exchangeOrderId, symbol, hint) {
       const params = { ...quirks.fetchOrderParams, ...orderParams, ...(hint?.type === 'stop' ? { trigger: true } : {}) };
-      return toExchangeOrder(await call('fetchOrder', () => ex.fetchOrder(exchangeOrderId, symbol, params)));
+      return call('fetchOrder', async () => withFees(toExchangeOrder(await ex.fetchOrder(exchangeOrderId, symbol, params))));
     },
 
     async cancelOrder(exchangeOrderId, symbol, hint) {
       const params = { ...orderParams, ...(hint?.type === 'stop' ? { trigger: true } : {}) };
       const order = await call('cancelOrder', () => ex.cancelOrder(exchangeOrderId, symbol, params), 'order');
-      const mapped = toExchangeOrder(order as Order);
+      const mapped = await withFees(toExchangeOrder(order as Order));
       // Some exchanges answer a cancel with the id only: report what was asked.
       return {
         ...mapped,

@@ -129,6 +129,28 @@ const orderBody = (o: FakeSpotOrder, fills: boolean) => ({
     : {}),
 });
 
+const balanceOf = (fake: FakeBinanceSpot, asset: string) => (fake.balances[asset] ??= { free: 0, locked: 0 });
+const moveFree = (fake: FakeBinanceSpot, asset: string, delta: number) => {
+  const b = balanceOf(fake, asset);
+  b.free = round8(b.free + delta);
+};
+
+/** Fills a resting limit order at its price, as a match on the book would: the balances move, the fee is taken as for a market order. */
+export function fillSpotOrder(fake: FakeBinanceSpot, clientOrderId: string): FakeSpotOrder {
+  const order = fake.orders.get(clientOrderId);
+  if (!order || order.status !== 'NEW') throw new Error(`No resting order ${clientOrderId}`);
+  const quantity = Number(order.origQty);
+  const price = Number(order.price);
+  const notional = quantity * price;
+  const fee = order.side === 'BUY' ? round8(quantity * fake.baseFeeRate) : round8(notional * fake.quoteFeeRate);
+  const held = order.side === 'BUY' ? { asset: 'USDT', amount: notional } : { asset: 'BTC', amount: quantity };
+  balanceOf(fake, held.asset).locked = round8(balanceOf(fake, held.asset).locked - held.amount);
+  if (order.side === 'BUY') moveFree(fake, 'BTC', quantity - fee);
+  else moveFree(fake, 'USDT', notional - fee);
+  Object.assign(order, { status: 'FILLED', executedQty: order.origQty, cummulativeQuoteQty: String(notional), commission: String(fee) });
+  return order;
+}
+
 /** Starts the spot double on a free port of 127.0.0.1, with 10,000 USDT and no BTC. */
 export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
   const fake: FakeBinanceSpot = {
@@ -147,11 +169,6 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  const balance = (asset: string) => (fake.balances[asset] ??= { free: 0, locked: 0 });
-  const move = (asset: string, delta: number) => {
-    const b = balance(asset);
-    b.free = round8(b.free + delta);
-  };
 
   function place(params: Record<string, string>): { status: number; body: unknown } {
     if (params['symbol'] !== 'BTCUSDT') return { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } };
@@ -167,7 +184,7 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
     if (quantity * price < Number(fake.filters.minNotional)) return { status: 400, body: { code: -1013, msg: 'Filter failure: NOTIONAL' } };
     const side = params['side'] === 'SELL' ? 'SELL' : 'BUY';
     const spend = side === 'BUY' ? { asset: 'USDT', amount: quantity * price } : { asset: 'BTC', amount: quantity };
-    if (balance(spend.asset).free + 1e-12 < spend.amount) {
+    if (balanceOf(fake, spend.asset).free + 1e-12 < spend.amount) {
       return { status: 400, body: { code: -2010, msg: 'Account has insufficient balance for requested action.' } };
     }
     const order: FakeSpotOrder = {
@@ -188,18 +205,18 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
     fake.orders.set(clientOrderId, order);
     if (type !== 'MARKET') {
       // A resting order holds what it would spend.
-      move(spend.asset, -spend.amount);
-      balance(spend.asset).locked = round8(balance(spend.asset).locked + spend.amount);
+      moveFree(fake, spend.asset, -spend.amount);
+      balanceOf(fake, spend.asset).locked = round8(balanceOf(fake, spend.asset).locked + spend.amount);
       return { status: 200, body: orderBody(order, true) };
     }
     const notional = quantity * price;
     const fee = side === 'BUY' ? round8(quantity * fake.baseFeeRate) : round8(notional * fake.quoteFeeRate);
     if (side === 'BUY') {
-      move('USDT', -notional);
-      move('BTC', quantity - fee);
+      moveFree(fake, 'USDT', -notional);
+      moveFree(fake, 'BTC', quantity - fee);
     } else {
-      move('BTC', -quantity);
-      move('USDT', notional - fee);
+      moveFree(fake, 'BTC', -quantity);
+      moveFree(fake, 'USDT', notional - fee);
     }
     Object.assign(order, { status: 'FILLED', executedQty: params['quantity'], cummulativeQuoteQty: String(notional), commission: String(fee) });
     return { status: 200, body: orderBody(order, true) };
@@ -257,10 +274,33 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
         order.status = 'CANCELED';
         const held =
           order.side === 'BUY' ? { asset: 'USDT', amount: Number(order.origQty) * Number(order.price) } : { asset: 'BTC', amount: Number(order.origQty) };
-        balance(held.asset).locked = round8(balance(held.asset).locked - held.amount);
-        move(held.asset, held.amount);
+        balanceOf(fake, held.asset).locked = round8(balanceOf(fake, held.asset).locked - held.amount);
+        moveFree(fake, held.asset, held.amount);
         return json(res, 200, orderBody(order, false));
       }
+      case 'GET /api/v3/myTrades':
+        // The trades of one order (`orderId`), with their fees: how a client learns the fee of an order that filled while resting.
+        return json(
+          res,
+          200,
+          [...fake.orders.values()]
+            .filter((o) => String(o.orderId) === params['orderId'] && Number(o.executedQty) > 0)
+            .map((o) => ({
+              symbol: o.symbol,
+              id: o.orderId,
+              orderId: o.orderId,
+              orderListId: -1,
+              price: String(Number(o.cummulativeQuoteQty) / Number(o.executedQty)),
+              qty: o.executedQty,
+              quoteQty: o.cummulativeQuoteQty,
+              commission: o.commission,
+              commissionAsset: o.commissionAsset,
+              time: o.time,
+              isBuyer: o.side === 'BUY',
+              isMaker: o.type !== 'MARKET',
+              isBestMatch: true,
+            })),
+        );
       case 'GET /api/v3/openOrders':
         return json(
           res,
