@@ -18,4 +18,4 @@ export { describeExchangeGatewayContract, type ExchangeGatewayFactory, type Exch
 export { createFakeBinanceAccount, fakeServerTime, type FakeBinanceAccount, type FakeRateLimitAnswer } from './fake-binance-faults.js';
 export { fillPart, refuseStopOrders } from './fake-binance-order-faults.js';
 export { startFakeBinanceUserStream, type FakeUserStream } from './fake-binance-user-stream.js';
-export { FAKE_SPOT_SYMBOL, startFakeBinanceSpot, type FakeBinanceSpot, type FakeSpotOrder } from './fake-binance-spot.js';
+export { FAKE_SPOT_SYMBOL, fillSpotOrder, startFakeBinanceSpot, type FakeBinanceSpot, type FakeSpotOrder } from './fake-binance-spot.js';
