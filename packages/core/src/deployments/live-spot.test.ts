@@ -156,6 +156,35 @@ export function onCandle(ctx, candle) {
     expect(h.fake.balances['BTC']).toEqual({ free: 1, locked: 0 });
   }, 90_000);
 
+  it("reconciliation: base sold by hand below what the fills leave halts the deployment (positionMismatch); the owner's own 1 BTC on top does not", async () => {
+    h = await startSpotHarness(`
+export const meta = { timeframe: '1m' };
+let n = 0;
+export function onCandle(ctx, candle) { n++; if (n === 1) ctx.buy(candle.symbol, { quantity: 0.01 }); }
+`);
+    h.fake.balances['BTC'] = { free: 1, locked: 0 };
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    for (let i = 0; i < 2; i++) {
+      h.clock.nextCandle();
+      expect(await runner.cycle()).toBeNull();
+    }
+    // Reconciled with 1.00999 BTC on the account and 0.00999 its own: nothing to say.
+    expect((await h.current()).reconciliation?.runs).toBeGreaterThan(0);
+    expect((await h.current()).reconciliation?.mismatches).toEqual([]);
+    expect((await h.current()).status).toBe('running');
+    // The owner sells 1.005 BTC by hand: 0.00499 is left, less than the deployment's own 0.00999.
+    h.fake.balances['BTC']!.free = 0.00499;
+    h.clock.nextCandle();
+    expect(await runner.cycle()).toBeNull();
+    const halted = await h.current();
+    expect(halted).toMatchObject({ status: 'halted', halt: { reason: 'positionMismatch', value: 0.00499 } });
+    expect(halted.halt?.message).toBe(
+      "The account holds 0.00499 BTC but the deployment's own BTC/USDT fills leave it 0.00999: sold or moved outside the deployment",
+    );
+    expect(sells(h)).toHaveLength(0);
+  }, 90_000);
+
   it("a risk halt with onBreach 'close' cancels the resting spot bid and sells only the deployment's own 0.00999, not the owner's 1 BTC", async () => {
     // Buys at the first candle; at the second, two bids: the second is past maxOrdersPerMinute 1.
     h = await startSpotHarness(

@@ -7,6 +7,7 @@ import { OPEN_ORDER_STATUSES, type DeploymentRecord, type OrderRecord, type Stor
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { describeOrder, isOpen, type OrderSync } from './order-sync.js';
 import { haltDeployment } from './deployment-halt.js';
+import { spotAccountOf } from './spot-positions.js';
 import type { Logger } from '../ports/logger.js';
 
 /*
@@ -155,6 +156,12 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
           if (difference !== 0) next.set(symbol, difference);
         }
       }
+      // Spot: a shortfall of the account's base below what the fills leave (spot-positions.ts); more base is the owner's.
+      for (const symbol of traded.length > 0 ? deployment.symbols.filter((s) => !isDerivative(s)) : []) {
+        const spot = await spotAccountOf(gateway, symbol);
+        const short = spot ? Number(Math.min(0, spot.total - spot.own).toFixed(12)) : 0;
+        if (short !== 0) next.set(symbol, short);
+      }
       accepted = next;
       // Kept on the record, so a restart of the service takes the same positions as explained; cleared when nothing is accepted.
       const kept = next.size > 0 ? Object.fromEntries(next) : null;
@@ -226,17 +233,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       // 3. Positions against the deployment's own fills.
       let current = deployment;
       let halted = false;
-      const symbols = deployment.symbols.filter((s) => isDerivative(s) && !unresolved.has(s));
+      const symbols = deployment.symbols.filter((s) => !unresolved.has(s));
       if (symbols.length > 0) {
         const expected = await positionsFromFills(store, deployment);
-        const positions = await gateway.fetchPositions(symbols);
+        const derivatives = symbols.filter(isDerivative);
+        const positions = derivatives.length > 0 ? await gateway.fetchPositions(derivatives) : [];
         for (const symbol of symbols) {
+          // Spot: the account's base against what the deployment's own fills leave it (spot-positions.ts); only a shortfall counts.
+          const spot = isDerivative(symbol) ? null : await spotAccountOf(gateway, symbol);
+          if (!isDerivative(symbol) && !spot) continue;
           const p = positions.find((x) => x.symbol === symbol);
-          const actual = p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
-          const want = Number(((expected.get(symbol) ?? 0) + (acceptedOf(deployment).get(symbol) ?? 0)).toFixed(12));
+          const actual = spot ? spot.total : p ? (p.side === 'long' ? 1 : -1) * p.quantity : 0;
+          const want = Number(((spot ? spot.own : (expected.get(symbol) ?? 0)) + (acceptedOf(deployment).get(symbol) ?? 0)).toFixed(12));
           const step = (await gateway.market(symbol).catch(() => null))?.amountStep ?? 1e-9;
-          if (Math.abs(actual - want) < step / 2) continue;
-          const message = `the ${symbol} position on the exchange is ${actual} but the deployment's own fills explain ${want}: changed outside the deployment`;
+          if (spot ? actual > want - step / 2 : Math.abs(actual - want) < step / 2) continue;
+          const message = spot
+            ? `the account holds ${actual} ${spot.base} but the deployment's own ${symbol} fills leave it ${want}: sold or moved outside the deployment`
+            : `the ${symbol} position on the exchange is ${actual} but the deployment's own fills explain ${want}: changed outside the deployment`;
           await note({ kind: 'position', symbol, orderId: null, message });
           if (!halted) {
             const halt: DeploymentHalt = { reason: 'positionMismatch', message: `The${message.slice(3)}`, value: actual, limit: null, at };

@@ -76,6 +76,24 @@ export function ownSpotQuantity(orders: readonly OrderRecord[], base: string, se
   return { quantity, entryPrice: quantity > 0 && cost > 0 && running > 0 ? cost / running : null };
 }
 
+/** What a spot deployment's own fills leave it, and what the account holds of the base. */
+export interface SpotAccount {
+  base: string;
+  own: number;
+  total: number;
+}
+
+const accounts = new WeakMap<ExchangeGateway, (symbol: string) => Promise<SpotAccount>>();
+
+/**
+ * For reconciliation: the deployment's own base and the account's total of `symbol`, through the
+ * gateway `deploymentSpotGateway` made; null for any other gateway or a derivatives symbol.
+ */
+export async function spotAccountOf(gateway: ExchangeGateway, symbol: string): Promise<SpotAccount | null> {
+  const read = isSpot(symbol) ? accounts.get(gateway) : undefined;
+  return read ? read(symbol) : null;
+}
+
 /**
  * The gateway a spot deployment trades through: the account's gateway with a position per spot
  * symbol that only counts what the deployment bought (above), and a guard on every spot sell.
@@ -96,14 +114,19 @@ export function deploymentSpotGateway(gateway: ExchangeGateway, deps: { store: S
     return o;
   };
 
-  async function holding(symbol: string): Promise<SpotHolding & { base: string }> {
+  async function account(symbol: string): Promise<SpotAccount & { entryPrice: number | null }> {
     const market = await gateway.market(symbol);
     const [orders, balance] = await Promise.all([filledOrders(store, deployment, symbol), gateway.fetchBalance()]);
     const own = ownSpotQuantity(orders, market.base, seen);
-    return { ...own, quantity: Math.min(own.quantity, balance[market.base]?.total ?? 0), base: market.base };
+    return { base: market.base, own: own.quantity, total: balance[market.base]?.total ?? 0, entryPrice: own.entryPrice };
   }
 
-  return {
+  async function holding(symbol: string): Promise<SpotHolding & { base: string }> {
+    const a = await account(symbol);
+    return { quantity: Math.min(a.own, a.total), entryPrice: a.entryPrice, base: a.base };
+  }
+
+  const wrapped: ExchangeGateway = {
     ...gateway,
 
     async fetchPositions(symbols): Promise<ExchangePosition[]> {
@@ -160,4 +183,6 @@ export function deploymentSpotGateway(gateway: ExchangeGateway, deps: { store: S
         }
       : {}),
   };
+  accounts.set(wrapped, account);
+  return wrapped;
 }
