@@ -93,12 +93,24 @@ export const ReconciliationReport = z.object({
 });
 export type ReconciliationReport = z.infer<typeof ReconciliationReport>;
 
+/** Leverage a deployment sets on each of its perpetual symbols (pre-flight check `leverage`). */
+export const DeploymentLeverage = z.number().int().min(1).max(125);
+/** Margin mode a deployment sets on each of its perpetual symbols (pre-flight check `leverage`). */
+export const DeploymentMarginMode = z.enum(['isolated', 'cross']);
+export type DeploymentMarginMode = z.infer<typeof DeploymentMarginMode>;
+
 export const CreateDeploymentBody = z.strictObject({
   strategyId: z.union([StrategyId, ListingId]).meta({ description: 'Your strategy, or a listing you bought (run-only licence: the source stays hidden)' }),
   credentialId: CredentialId,
   symbols: z.array(MarketSymbol).min(1).max(20),
   params: ParamMap.default({}),
   risk: RiskLimits.optional().meta({ description: 'Risk limits; none by default' }),
+  leverage: DeploymentLeverage.optional().meta({
+    description: "Leverage set on each symbol before the strategy opens (perpetuals only, not on the paper exchange); omit to keep the account's",
+  }),
+  marginMode: DeploymentMarginMode.optional().meta({
+    description: "Margin mode set on each symbol before the strategy opens (perpetuals only, not on the paper exchange); omit to keep the account's",
+  }),
 });
 
 /** `POST /api/deployments/:id/restart`: optionally new risk limits (omit to keep the current ones, `null` to remove them). */
@@ -122,6 +134,8 @@ export const Deployment = z.object({
   startedAt: Timestamp.nullable(),
   stoppedAt: Timestamp.nullable(),
   risk: RiskLimits.nullable().meta({ description: 'The risk limits in force; null when none' }),
+  leverage: DeploymentLeverage.nullable().meta({ description: "The leverage set on each symbol before start; null: the account's is kept" }),
+  marginMode: DeploymentMarginMode.nullable().meta({ description: "The margin mode set on each symbol before start; null: the account's is kept" }),
   halt: DeploymentHalt.nullable().meta({ description: 'When `halted`: which limit was breached, the figures, and when' }),
   preflight: PreflightReport.nullable().meta({ description: 'The last pre-flight checks; null before they first ran' }),
   reconciliation: ReconciliationReport.nullable().meta({ description: 'Continuous reconciliation with the exchange; null before it first ran' }),

@@ -117,6 +117,10 @@ export interface DeploymentsTable {
   risk_state: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON text of the positions accepted at a restart by the owner, signed quantity by symbol (migration 0012), or null. */
   accepted_positions: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Leverage set on each perpetual symbol before start (migration 0012), or null to keep the account's. */
+  leverage: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Margin mode, 'isolated' or 'cross', set before start (migration 0012), or null to keep the account's. */
+  margin_mode: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface BacktestsTable {

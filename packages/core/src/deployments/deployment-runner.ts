@@ -588,8 +588,13 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       const resumed = deployment.status === 'running';
       try {
         leased = await deps.acquireGateway(deployment);
-        // The exchange account is checked before the strategy opens (deployment-preflight.ts).
-        const refused = await preflightDeployment({ gateway: leased.gateway, deployment, resumed, store, clock, log });
+        // The exchange account is checked before the strategy opens (deployment-preflight.ts),
+        // and the deployment's leverage and margin mode, when it has them, are set.
+        const settings = {
+          ...(deployment.leverage != null ? { leverage: deployment.leverage } : {}),
+          ...(deployment.marginMode != null ? { marginMode: deployment.marginMode } : {}),
+        };
+        const refused = await preflightDeployment({ gateway: leased.gateway, deployment, resumed, store, clock, log, settings });
         if (refused) return refused;
         const version = await loadRunnableSource(store, deployment.userId, deployment.strategyId, deployment.strategyVersion);
         hideSource = version.userId !== deployment.userId;

@@ -13,6 +13,7 @@ import type { DeploymentRecord, ListPosition, OrderRecord, Store, StoreRepositor
 import { paginate, paginateLog } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
+import { assertLeverageSettings } from './deployment-leverage-settings.js';
 import { toDeploymentView, toLogEntry, toOrderView } from './deployment-views.js';
 import { realizedPnl } from './realized-pnl.js';
 import type { DeploymentSupervisor } from './supervisor.js';
@@ -119,7 +120,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
     async create(userId: string, input: z.input<typeof CreateDeploymentBody>) {
       const body = parseInput(CreateDeploymentBody, input, 'body');
       const runnable = await resolveRunnableStrategy(store, userId, body.strategyId);
-      await deps.credentials.get(userId, body.credentialId);
+      const credential = await deps.credentials.get(userId, body.credentialId);
       if (new Set(body.symbols).size !== body.symbols.length) {
         throw new StratboxError('VALIDATION_FAILED', 'Each symbol may appear once', [{ path: 'body.symbols', message: 'Duplicate symbol' }]);
       }
@@ -128,6 +129,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
           { path: 'body.symbols', message: 'Mixed market types' },
         ]);
       }
+      assertLeverageSettings(body, marketTypeOfSymbols(body.symbols), credential.exchange);
       const { source } = await loadRunnableSource(store, userId, runnable.strategyId, runnable.version);
       const info = await withRunOnlyErrors(runnable.canReadSource, () => runner.inspect(source));
       await withRunOnlyErrors(runnable.canReadSource, () => runner.checkParams(info, body.params));
@@ -152,6 +154,8 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         startedAt: null,
         stoppedAt: null,
         risk: body.risk ?? null,
+        leverage: body.leverage ?? null,
+        marginMode: body.marginMode ?? null,
         halt: null,
         preflight: null,
         reconciliation: null,

@@ -18,6 +18,8 @@ export function toDeploymentView(d: DeploymentRecord): Deployment {
     startedAt: d.startedAt,
     stoppedAt: d.stoppedAt,
     risk: d.risk ?? null,
+    leverage: d.leverage ?? null,
+    marginMode: d.marginMode ?? null,
     halt: d.halt ?? null,
     preflight: d.preflight ?? null,
     reconciliation: d.reconciliation ?? null,

@@ -99,6 +99,10 @@ export interface DeploymentRecord {
    */
   /** Risk limits in force, or null for none. */
   risk?: RiskLimits | null;
+  /** Leverage (1..125) the pre-flight sets on each perpetual symbol before start, or null to keep the account's. */
+  leverage?: number | null;
+  /** Margin mode the pre-flight sets on each perpetual symbol before start, or null to keep the account's. */
+  marginMode?: 'isolated' | 'cross' | null;
   /** Set when the deployment was halted (a breach or a reconciliation mismatch); cleared on restart. */
   halt?: DeploymentHalt | null;
   /** The last pre-flight checks' result. */

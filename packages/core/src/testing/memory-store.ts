@@ -235,6 +235,8 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
       async insert(deployment) {
         const value = structuredClone({
           risk: null,
+          leverage: null,
+          marginMode: null,
           halt: null,
           preflight: null,
           reconciliation: null,

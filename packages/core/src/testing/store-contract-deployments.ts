@@ -25,6 +25,8 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     startedAt: null,
     stoppedAt: null,
     risk: null,
+    leverage: null,
+    marginMode: null,
     halt: null,
     preflight: null,
     reconciliation: null,
@@ -111,6 +113,18 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       const restarted = await store.deployments.update(d.id, { status: 'starting', halt: null, risk: null });
       expect(restarted).toEqual({ ...halted, status: 'starting', halt: null, risk: null });
       expect(await store.deployments.countActive(userId)).toBeGreaterThanOrEqual(1);
+    });
+
+    it('keeps the leverage and margin mode it was created with, through other patches', async () => {
+      const { store, userId } = context();
+      const d = deployment(userId, { leverage: 3, marginMode: 'isolated' });
+      await store.deployments.insert(d);
+      expect(await store.deployments.findById(userId, d.id)).toEqual(d);
+      const running = await store.deployments.transition(d.id, ['starting'], { status: 'running', startedAt: at(2), updatedAt: at(2) });
+      expect(running).toMatchObject({ leverage: 3, marginMode: 'isolated' });
+      const plain = deployment(userId);
+      await store.deployments.insert(plain);
+      expect(await store.deployments.findById(userId, plain.id)).toMatchObject({ leverage: null, marginMode: null });
     });
 
     it("keeps the risk guard's state, patches it without touching the rest, and clears it", async () => {

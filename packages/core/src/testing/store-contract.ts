@@ -70,6 +70,8 @@ function deployment(userId: string, overrides: Partial<DeploymentRecord> = {}): 
     startedAt: at(1),
     stoppedAt: null,
     risk: null,
+    leverage: null,
+    marginMode: null,
     halt: null,
     preflight: null,
     reconciliation: null,

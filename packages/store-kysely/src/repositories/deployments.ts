@@ -35,6 +35,8 @@ function toRow(d: DeploymentRecord): Insertable<DeploymentsTable> {
     reconciliation: json(d.reconciliation),
     risk_state: json(d.riskState),
     accepted_positions: json(d.acceptedPositions),
+    leverage: d.leverage ?? null,
+    margin_mode: d.marginMode ?? null,
   };
 }
 
@@ -63,6 +65,8 @@ function toDeployment(row: Selectable<DeploymentsTable>): DeploymentRecord {
     reconciliation: parsed<NonNullable<DeploymentRecord['reconciliation']>>(row.reconciliation),
     riskState: parsed<NonNullable<DeploymentRecord['riskState']>>(row.risk_state),
     acceptedPositions: parsed<NonNullable<DeploymentRecord['acceptedPositions']>>(row.accepted_positions),
+    leverage: row.leverage === null ? null : Number(row.leverage),
+    marginMode: row.margin_mode as DeploymentRecord['marginMode'],
   };
 }
 
@@ -82,7 +86,10 @@ function toUpdate(patch: DeploymentPatch): Updateable<DeploymentsTable> {
   return set;
 }
 
-/** Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight, reconciliation, the risk guard's state and the accepted positions are stored as JSON text. */
+/**
+ * Deployments of strategies to exchanges; symbols, params, error, risk, halt, preflight, reconciliation, the risk guard's
+ * state and the accepted positions are stored as JSON text; leverage is an integer and margin mode text.
+ */
 export function createDeploymentRepository({ db }: QueryContext): DeploymentRepository {
   /** The user's deployments in an active status, narrowed by `filter`. */
   const active = (userId: string, filter: ActiveDeploymentFilter) => {
