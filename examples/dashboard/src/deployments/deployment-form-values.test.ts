@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_RISK, defaultCredential, deploymentBody, initialDeploymentValues, paramDefaults, riskBody } from './deployment-form-values.js';
+import { EMPTY_RISK, defaultCredential, deploymentBody, initialDeploymentValues, offersLeverage, paramDefaults, riskBody } from './deployment-form-values.js';
 
 describe('deployment form values', () => {
   it('sends the symbols upper-cased and leaves empty parameters to their defaults', () => {
@@ -26,6 +26,19 @@ describe('deployment form values', () => {
     expect(deploymentBody({ ...base, risk: { ...EMPTY_RISK, maxOrdersPerMinute: '30' } }).risk).toEqual({ maxOrdersPerMinute: 30, onBreach: 'close' });
     // Not a number: sent as typed, for the service to name the field.
     expect(riskBody({ ...EMPTY_RISK, maxPositionNotional: 'lots' })).toEqual({ maxPositionNotional: 'lots', onBreach: 'close' });
+  });
+
+  it('offers and sends leverage and margin mode for perpetual symbols on an exchange account only', () => {
+    const values = { ...initialDeploymentValues('str_1', 'cred_1'), leverage: ' 3 ', marginMode: 'isolated' as const };
+    expect(offersLeverage('BTC/USDT:USDT eth/usdt:usdt', 'binanceusdm')).toBe(true);
+    expect(offersLeverage('BTC/USDT', 'binance')).toBe(false);
+    expect(offersLeverage('BTC/USDT:USDT', 'paper')).toBe(false);
+    expect(deploymentBody(values, 'binanceusdm')).toMatchObject({ leverage: 3, marginMode: 'isolated' });
+    expect(deploymentBody(values, 'paper')).not.toHaveProperty('leverage');
+    expect(deploymentBody({ ...values, symbols: 'BTC/USDT' }, 'binance')).not.toHaveProperty('marginMode');
+    expect(deploymentBody(initialDeploymentValues('str_1', 'cred_1'), 'binanceusdm')).not.toHaveProperty('leverage');
+    // Not a number: sent as typed, for the service to name the field.
+    expect(deploymentBody({ ...values, leverage: 'lots' }, 'binanceusdm')).toMatchObject({ leverage: 'lots' });
   });
 
   it('fills the parameters’ defaults and picks a paper credential first', () => {

@@ -12,6 +12,10 @@ export interface DeploymentFormValues {
   params: Record<string, string>;
   /** Risk limits as typed; empty ones are not set. */
   risk: RiskFormValues;
+  /** Leverage as typed ('' keeps the account's); sent for perpetual symbols on an exchange account only. */
+  leverage: string;
+  /** Margin mode ('' keeps the account's); sent as `leverage` is. */
+  marginMode: '' | 'isolated' | 'cross';
 }
 
 /** The risk limits as typed: drawdown and daily loss in percent (20 = 20 %), the others as they are sent. */
@@ -55,7 +59,28 @@ export function riskBody(risk: RiskFormValues) {
 
 /** A new form: BTC perpetual, the parameters' defaults, no risk limits. */
 export function initialDeploymentValues(strategyId: string, credentialId: string): DeploymentFormValues {
-  return { strategyId, credentialId, symbols: 'BTC/USDT:USDT', params: {}, risk: EMPTY_RISK };
+  return { strategyId, credentialId, symbols: 'BTC/USDT:USDT', params: {}, risk: EMPTY_RISK, leverage: '', marginMode: '' };
+}
+
+/**
+ * Whether the form offers leverage and margin mode: the symbols are all perpetuals
+ * (`BASE/QUOTE:SETTLE`) and the account is not paper (the paper exchange's leverage is its
+ * operator's setting).
+ */
+export function offersLeverage(symbols: string, exchange: string | undefined): boolean {
+  const list = parseSymbols(symbols);
+  return exchange !== 'paper' && list.length > 0 && list.every((s) => s.includes(':'));
+}
+
+/** `leverage` and `marginMode` of the request, where offered and typed; leverage not a number is sent as typed, for the service to name it. */
+export function leverageBody(values: Pick<DeploymentFormValues, 'symbols' | 'leverage' | 'marginMode'>, exchange: string | undefined) {
+  if (!offersLeverage(values.symbols, exchange)) return {};
+  const typed = values.leverage.trim();
+  const n = Number(typed);
+  return {
+    ...(typed === '' ? {} : { leverage: (Number.isFinite(n) ? n : typed) as number }),
+    ...(values.marginMode === '' ? {} : { marginMode: values.marginMode }),
+  };
 }
 
 /** The parameters' defaults as typed values ('' where there is none). */
@@ -63,14 +88,18 @@ export function paramDefaults(specs: Record<string, ParamSpec>): Record<string, 
   return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.default === undefined ? '' : String(spec.default)]));
 }
 
-/** The body of `POST /api/deployments`; the service checks every field and answers its problems by field. */
-export function deploymentBody(values: DeploymentFormValues) {
+/**
+ * The body of `POST /api/deployments`; the service checks every field and answers its problems by
+ * field. `exchange` is the chosen account's (leverage is sent only where `offersLeverage`).
+ */
+export function deploymentBody(values: DeploymentFormValues, exchange?: string) {
   return {
     strategyId: values.strategyId,
     credentialId: values.credentialId,
     symbols: parseSymbols(values.symbols),
     params: Object.fromEntries(Object.entries(values.params).filter(([, v]) => v.trim() !== '')),
     ...(riskBody(values.risk) ? { risk: riskBody(values.risk) } : {}),
+    ...leverageBody(values, exchange),
   };
 }
 

@@ -7,7 +7,8 @@ import { ParamsFieldset } from '../strategies/params-fieldset.js';
 import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
 import type { ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
-import type { DeploymentFormValues } from './deployment-form-values.js';
+import { type DeploymentFormValues, offersLeverage } from './deployment-form-values.js';
+import { LeverageFieldset } from './leverage-fieldset.js';
 import { RiskLimitsFieldset } from './risk-limits-fieldset.js';
 
 export interface CredentialChoice {
@@ -35,7 +36,7 @@ function credentialName(c: CredentialChoice): string {
   return `${c.label} (${c.exchange}${c.testnet ? ' testnet' : ', real money'})`;
 }
 
-/** What a deployment takes: the strategy (own or bought), the exchange account, the symbols, the parameters and the risk limits. */
+/** What a deployment takes: the strategy (own or bought), the exchange account, the symbols, the parameters, the risk limits and (perpetuals) the leverage. */
 export function DeploymentForm({ strategies, bought, credentials, values, onChange, meta, error, submitting, onSubmit }: DeploymentFormProps) {
   const set = <K extends keyof DeploymentFormValues>(key: K, value: DeploymentFormValues[K]) => onChange({ ...values, [key]: value });
   const fields = error?.fields ?? {};
@@ -98,6 +99,9 @@ export function DeploymentForm({ strategies, bought, credentials, values, onChan
       </fieldset>
       <ParamsFieldset strategyId={values.strategyId} meta={meta} values={values.params} onChange={(params) => set('params', params)} errors={fields} />
       <RiskLimitsFieldset values={values.risk} onChange={(risk) => set('risk', risk)} errors={fields} />
+      {offersLeverage(values.symbols, credentials.find((c) => c.id === values.credentialId)?.exchange) ? (
+        <LeverageFieldset leverage={values.leverage} marginMode={values.marginMode} onChange={(change) => onChange({ ...values, ...change })} errors={fields} />
+      ) : null}
       <div className="actions">
         <button type="submit" className="primary" disabled={submitting || !values.strategyId || !values.credentialId}>
           {submitting ? 'Starting…' : live ? 'Deploy with real money' : 'Deploy'}

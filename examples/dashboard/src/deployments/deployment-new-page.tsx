@@ -25,7 +25,8 @@ export function DeploymentNewPage({ strategyId }: { strategyId: string | undefin
   const create = useAction();
   const submit = () =>
     create.run(async () => {
-      const created = await client.deployments.create({ body: deploymentBody(values) });
+      const exchange = credentials.data?.find((c) => c.id === values.credentialId)?.exchange;
+      const created = await client.deployments.create({ body: deploymentBody(values, exchange) });
       navigate(routePath({ name: 'deployment', id: created.id }));
     });
 

@@ -93,13 +93,26 @@ function ReconciliationView({ reconciliation }: { reconciliation: Deployment['re
   );
 }
 
-/** What keeps a live deployment safe: its risk limits, the pre-flight checks and reconciliation with the exchange. */
+/** The leverage and margin mode the pre-flight sets (perpetuals), or that the account's own are kept. */
+function LeverageView({ deployment }: { deployment: Deployment }) {
+  if (!deployment.symbols.every((s) => s.includes(':'))) return null;
+  const { leverage, marginMode } = deployment;
+  return (
+    <p className="leverage-setting">
+      Leverage: {leverage === null ? "the account's own" : `${formatNumber(leverage)}x`}; margin mode:{' '}
+      {marginMode === null ? "the account's own" : marginMode === 'isolated' ? 'isolated' : 'cross'}.
+    </p>
+  );
+}
+
+/** What keeps a live deployment safe: its risk limits, its leverage, the pre-flight checks and reconciliation with the exchange. */
 export function DeploymentSafety({ deployment }: { deployment: Deployment }) {
   return (
     <>
       <section aria-labelledby="risk-title">
         <h2 id="risk-title">Risk limits</h2>
         <RiskLimitsView risk={deployment.risk} />
+        <LeverageView deployment={deployment} />
       </section>
       <section aria-labelledby="preflight-title">
         <h2 id="preflight-title">Pre-flight checks</h2>
