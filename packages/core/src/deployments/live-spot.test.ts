@@ -126,6 +126,33 @@ describe('live spot trading against the Binance SPOT double', () => {
     expect(await leased.gateway.fetchPositions([SPOT_SYMBOL])).toEqual([]);
   }, 90_000);
 
+  it("a close while its own coins rest in a take-profit is refused, not taken from the owner's 1 BTC", async () => {
+    h = await startSpotHarness(`
+export const meta = { timeframe: '1m' };
+let n = 0;
+export function onCandle(ctx, candle) {
+  n++;
+  if (n === 1) ctx.buy(candle.symbol, { quantity: 0.01 });
+  if (n === 2) ctx.sell(candle.symbol, { type: 'limit', price: 50000, quantity: 0.00999, reduceOnly: true });
+  if (n === 3) ctx.close(candle.symbol);
+}
+export function onOrder(ctx, order) { ctx.log('onOrder', order.type, order.status, order.side, order.quantity); }
+`);
+    h.fake.balances['BTC'] = { free: 1, locked: 0 };
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    for (let i = 0; i < 3; i++) {
+      h.clock.nextCandle();
+      expect(await runner.cycle()).toBeNull();
+    }
+    // The take-profit rests (a plain limit sell: spot has no reduce-only); the close would need the owner's coins.
+    expect(sells(h).map((c) => [c.params['type'], c.params['quantity']])).toEqual([['LIMIT', '0.00999']]);
+    expect(h.fake.balances['BTC']).toEqual({ free: 1, locked: 0.00999 });
+    const closing = (await h.orders()).find((o) => o.side === 'sell' && o.type === 'market');
+    expect(closing).toMatchObject({ status: 'rejected', quantity: 0.00999 });
+    expect((await h.logs()).some((l) => l.includes('(0.00999 of it in open sells), and it never sells coins it did not buy'))).toBe(true);
+  }, 90_000);
+
   it('8. a bid that fills while resting, its fee in BTC known only from its trades: the close still sells only the 0.00999 it holds, with 1 BTC of the owner on the account', async () => {
     h = await startSpotHarness(`
 export const meta = { timeframe: '1m' };

@@ -102,8 +102,8 @@ export async function spotAccountOf(gateway: ExchangeGateway, symbol: string): P
  *   market's amount step, minimum quantity and, at its entry price, minimum notional); a smaller
  *   one is dust, not a position (a strategy that closes when it has a position does not retry it);
  *   derivatives symbols are the gateway's;
- * - a spot sell larger than the deployment's own holding is refused (`invalid_order`) before it
- *   leaves: it would sell coins the deployment did not buy. Spot has no reduce-only flag: an exit
+ * - a spot sell larger than the deployment's own holding, less its other open sells, is refused
+ *   (`invalid_order`) before it leaves: it would sell coins the deployment did not buy. Spot has no reduce-only flag: an exit
  *   (`reduceOnly`) goes out as a plain sell under that cap.
  */
 export function deploymentSpotGateway(gateway: ExchangeGateway, deps: { store: Store; deployment: DeploymentRecord }): ExchangeGateway {
@@ -154,11 +154,17 @@ export function deploymentSpotGateway(gateway: ExchangeGateway, deps: { store: S
     async createOrder(request: CreateOrderRequest): Promise<ExchangeOrder> {
       if (!isSpot(request.symbol) || request.side !== 'sell') return remember(await gateway.createOrder(request));
       const own = await holding(request.symbol);
-      if (request.quantity > own.quantity + 1e-12) {
+      // Its other open sells (a resting take-profit) already spend part of it; this one is written (pending) before it is sent.
+      const resting = (await store.orders.listOpen(deployment.id))
+        .filter((o) => o.symbol === request.symbol && o.side === 'sell' && o.clientOrderId !== request.clientOrderId)
+        .reduce((sum, o) => sum + (o.quantity - o.filledQuantity), 0);
+      const available = Number(Math.max(0, own.quantity - resting).toFixed(12));
+      if (request.quantity > available + 1e-12) {
+        const spent = resting > 0 ? ` (${Number(resting.toFixed(12))} of it in open sells)` : '';
         throw new ExchangeGatewayError(
           gateway.exchangeId,
           'invalid_order',
-          `Not selling ${request.quantity} ${own.base}: this deployment's own fills leave it ${own.quantity} ${own.base}, and it never sells coins it did not buy`,
+          `Not selling ${request.quantity} ${own.base}: this deployment's own fills leave it ${own.quantity} ${own.base}${spent}, and it never sells coins it did not buy`,
           { clientOrderId: request.clientOrderId },
         );
       }
