@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCcxtExchange, createExchangeClientPool, createJsonLogger, createStratbox, type Clock, type Stratbox } from '@stratbox/core';
+import { createCcxtExchange, createExchangeClientPool, createJsonLogger, createStratbox, type Clock, type Stratbox, moveExchangeApi } from '@stratbox/core';
 import { listenLocally, secretEchoes, startFakeBinance, type FakeBinance, type LocalServer } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { StratboxClientError, type StratboxClient } from '@stratbox/client';
@@ -235,8 +235,7 @@ describe('an exchange that echoes the API key back in any form', () => {
       logger,
       async createExchange(id, config) {
         const exchange = await createCcxtExchange(id, config);
-        const api = exchange.urls['api'] as Record<string, string>;
-        for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https?:\/\/[^/]+/, fake.url);
+        moveExchangeApi(exchange, fake.url);
         return exchange;
       },
     });

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCcxtExchange, createExchangeClientPool, createJsonLogger, createStratbox, type Stratbox } from '@stratbox/core';
+import { createCcxtExchange, createExchangeClientPool, createJsonLogger, createStratbox, type Stratbox, moveExchangeApi } from '@stratbox/core';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, listenLocally, startFakeBinance, type FakeBinance, type LocalServer } from '@stratbox/core/testing';
 import { createKyselyStore } from '@stratbox/store-kysely';
 import { createApp } from '@stratbox/example-server/create-app';
@@ -48,8 +48,7 @@ describe('leverage and margin mode of a deployment', () => {
       retry: { maxAttempts: 2, baseDelayMs: 20, maxDelayMs: 50 },
       async createExchange(id, config) {
         const exchange = await createCcxtExchange(id, config);
-        const api = exchange.urls['api'] as Record<string, string>;
-        for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https?:\/\/[^/]+/, fake.url);
+        moveExchangeApi(exchange, fake.url);
         return exchange;
       },
     });

@@ -1,4 +1,4 @@
-import { createCcxtExchange } from '@stratbox/core';
+import { createCcxtExchange, moveExchangeApi } from '@stratbox/core';
 
 /**
  * `createCcxtExchange(id, config)` with the exchange's API moved to the base URL STRATBOX_EXCHANGE_URLS
@@ -14,8 +14,7 @@ export async function createExchangeAt(
   const exchange = await createCcxtExchange(exchangeId, config);
   const base = urls?.[exchangeId];
   if (base) {
-    const api = exchange.urls['api'] as Record<string, string>;
-    for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https?:\/\/[^/]+/, base);
+    moveExchangeApi(exchange, base);
     onMoved?.(base);
   }
   return exchange;

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createExchangeClientPool, createCcxtExchange, newClientOrderId, type ExchangeGatewayError } from '@stratbox/core';
+import { createExchangeClientPool, createCcxtExchange, newClientOrderId, type ExchangeGatewayError, moveExchangeApi } from '@stratbox/core';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance } from '@stratbox/core/testing';
 import { createRedisExchangeBans, type RedisExchangeBans } from './redis-exchange-bans.js';
 import { deleteKeys, REDIS_URL, requireRedis, uniquePrefix } from './testing/test-redis.js';
@@ -60,8 +60,7 @@ describe.runIf(available)('the Redis exchange bans (ExchangeBans port on Redis)'
         retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 },
         async createExchange(id, config) {
           const exchange = await createCcxtExchange(id, { ...config, timeout: 2000 });
-          const api = exchange.urls['api'] as Record<string, string>;
-          for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https?:\/\/[^/]+/, fake.url);
+          moveExchangeApi(exchange, fake.url);
           return exchange;
         },
       }),

@@ -19,6 +19,7 @@ import { createLiveSandbox, type LiveSandbox } from './live-sandbox.js';
 import { createOrderSync } from './order-sync.js';
 import { startOrderStream, type OrderStream } from './order-stream.js';
 import { startFakeBinanceUserStream, type FakeUserStream } from '../testing/fake-binance-user-stream.js';
+import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
 
 /*
  * Test harness of the live fault suite: one deployment's runner (the real one) on the real ccxt
@@ -80,7 +81,7 @@ export function binanceUsdmAt(fake: FakeBinance, userStream?: FakeUserStream): C
   // With a user-data stream: the pro class (REST and watchOrders), its stream moved to the double's too.
   const exchange = userStream ? new ccxt.pro.binanceusdm(config) : new ccxt.binanceusdm(config);
   const api = exchange.urls['api'] as Record<string, unknown>;
-  for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, fake.url);
+  moveExchangeApi(exchange, fake.url);
   if (userStream) (api['ws'] as Record<string, unknown>)['future'] = userStream.wsUrl;
   return exchange;
 }

@@ -22,6 +22,7 @@ import { createDeploymentRunner, type DeploymentRunner } from './deployment-runn
 import { createDeploymentStopFlow, type DeploymentStopFlow } from './deployment-stop.js';
 import { createLiveSandbox, type LiveSandbox } from './live-sandbox.js';
 import { createOrderSync } from './order-sync.js';
+import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
 
 /*
  * Test harness of live SPOT trading: one deployment's real runner on `BTC/USDT`, through the real
@@ -68,8 +69,7 @@ function flatMarketData(): MarketData {
 function binanceSpotAt(fake: FakeBinanceSpot, config: Record<string, unknown>): CcxtExchange {
   const options = { ...(config['options'] as object), fetchMarkets: { types: ['spot'] }, fetchCurrencies: false };
   const exchange = new ccxt.binance({ ...config, options, enableRateLimit: false, timeout: 1500 });
-  const api = exchange.urls['api'] as Record<string, unknown>;
-  for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, fake.url);
+  moveExchangeApi(exchange, fake.url);
   return exchange;
 }
 

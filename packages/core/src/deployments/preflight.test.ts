@@ -6,6 +6,7 @@ import { createPaperGateway } from '../exchanges/paper-gateway.js';
 import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
 import { runPreflight, symbolsMarketType } from './preflight.js';
+import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
 
 /*
  * Pre-flight checks through the real ccxt binanceusdm class against the local double, and on the
@@ -23,8 +24,7 @@ function binanceAt(fake: FakeBinance) {
     timeout: 2000,
     options: { defaultType: 'swap', defaultSubType: 'linear' },
   });
-  const api = exchange.urls['api'] as Record<string, string>;
-  for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https:\/\/[^/]+/, fake.url);
+  moveExchangeApi(exchange, fake.url);
   return exchange;
 }
 

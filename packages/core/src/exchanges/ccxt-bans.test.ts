@@ -7,6 +7,7 @@ import { newClientOrderId } from './client-order-id.js';
 import { createExchangeClientPool, type ExchangeClientPool, type PoolCredential } from './exchange-client-pool.js';
 import { createMemoryExchangeBans } from './memory-exchange-bans.js';
 import { retryAfterMs } from './ccxt-ban-watch.js';
+import { moveExchangeApi } from './move-exchange-api.js';
 
 /*
  * Fault 9 of issue #24, through the real ccxt binanceusdm class against the local double: the
@@ -33,8 +34,7 @@ function node(fake: FakeBinance, bans: ExchangeBans): ExchangeClientPool {
     retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 },
     async createExchange(id, config) {
       const exchange = await createCcxtExchange(id, { ...config, timeout: 2000 });
-      const api = exchange.urls['api'] as Record<string, string>;
-      for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https?:\/\/[^/]+/, fake.url);
+      moveExchangeApi(exchange, fake.url);
       return exchange;
     },
   });

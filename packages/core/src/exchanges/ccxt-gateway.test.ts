@@ -13,6 +13,7 @@ import {
   startFakeBinance,
   type FakeBinance,
 } from '../testing/fake-binance-usdm.js';
+import { moveExchangeApi } from './move-exchange-api.js';
 
 /*
  * The real ccxt `binanceusdm` class (USDT-margined futures) against the local fake of
@@ -26,10 +27,7 @@ const MARK = FAKE_BINANCE_MARK;
 /** The real ccxt binanceusdm class with every API base URL moved to `baseUrl`. */
 function binanceUsdmAt(baseUrl: string, overrides: { secret?: string; apiKey?: string } = {}) {
   const exchange = new ccxt.binanceusdm({ apiKey: overrides.apiKey ?? API_KEY, secret: overrides.secret ?? SECRET, enableRateLimit: true, timeout: 300 });
-  const api = exchange.urls['api'] as Record<string, string>;
-  for (const [key, value] of Object.entries(api)) {
-    if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, baseUrl);
-  }
+  moveExchangeApi(exchange, baseUrl);
   return exchange;
 }
 

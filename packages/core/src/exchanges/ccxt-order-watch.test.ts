@@ -6,6 +6,7 @@ import { startFakeBinanceUserStream, type FakeUserStream } from '../testing/fake
 import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { createCcxtGateway } from './ccxt-gateway.js';
 import { newClientOrderId } from './client-order-id.js';
+import { moveExchangeApi } from './move-exchange-api.js';
 
 /*
  * The gateway's private order stream: ccxt's pro binanceusdm class against the double's
@@ -17,7 +18,7 @@ const SYMBOL = 'BTC/USDT:USDT';
 function proAt(fake: FakeBinance, stream: FakeUserStream) {
   const exchange = new ccxt.pro.binanceusdm({ apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET, timeout: 1500 });
   const api = exchange.urls['api'] as Record<string, unknown>;
-  for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, fake.url);
+  moveExchangeApi(exchange, fake.url);
   (api['ws'] as Record<string, unknown>)['future'] = stream.wsUrl;
   return exchange;
 }

@@ -80,9 +80,23 @@ interface Client {
   leases: number;
 }
 
+/**
+ * ccxt's pro classes reject every pending stream future when closed (`ExchangeClosedByUser`).
+ * A future whose watcher already gave up (a stream closed mid-call) has no listener left, and its
+ * rejection would surface as an unhandled rejection in the host process: each is given one that
+ * ignores it, since nothing waits on a client being closed.
+ */
+function quietPendingFutures(ex: Exchange) {
+  const clients = (ex as unknown as { clients?: Record<string, { futures?: Record<string, unknown> }> }).clients ?? {};
+  for (const client of Object.values(clients)) {
+    for (const future of Object.values(client.futures ?? {})) if (future instanceof Promise) future.catch(() => undefined);
+  }
+}
+
 async function closeExchange(exchange: Promise<Exchange>) {
   try {
     const ex = await exchange;
+    quietPendingFutures(ex);
     await (ex as { close?: () => Promise<unknown> }).close?.();
   } catch {
     // a client that failed to start or to close has nothing left to free

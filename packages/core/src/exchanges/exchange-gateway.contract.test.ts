@@ -3,6 +3,7 @@ import { createCcxtGateway } from './ccxt-gateway.js';
 import { createPaperGateway } from './paper-gateway.js';
 import { describeExchangeGatewayContract } from '../testing/exchange-gateway-contract.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance } from '../testing/fake-binance-usdm.js';
+import { moveExchangeApi } from './move-exchange-api.js';
 
 /* The ExchangeGateway contract suite, run by both gateways: paper, and ccxt's real binanceusdm class against the local double. */
 
@@ -25,8 +26,7 @@ describeExchangeGatewayContract('paper (LINEAR)', async () => ({
 describeExchangeGatewayContract('ccxt binanceusdm against the local double', async () => {
   const fake = await startFakeBinance();
   const exchange = new ccxt.binanceusdm({ apiKey: FAKE_BINANCE_API_KEY, secret: FAKE_BINANCE_SECRET, enableRateLimit: true, timeout: 2000 });
-  const api = exchange.urls['api'] as Record<string, string>;
-  for (const [name, url] of Object.entries(api)) if (typeof url === 'string') api[name] = url.replace(/^https:\/\/[^/]+/, fake.url);
+  moveExchangeApi(exchange, fake.url);
   return {
     gateway: createCcxtGateway({ exchange, marketType: 'LINEAR', retry: { maxAttempts: 2, baseDelayMs: 5, maxDelayMs: 10 } }),
     symbol: SYMBOL,

@@ -6,6 +6,7 @@
 export { CCXT_EXCHANGE_IDS, PAPER_EXCHANGE_ID, isKnownExchange } from './ccxt-exchanges.js';
 export { createCcxtGateway, type CcxtGatewayOptions } from './ccxt-gateway.js';
 export type { CcxtExchange } from './ccxt-exchange.js';
+export { moveExchangeApi } from './move-exchange-api.js';
 export {
   createPaperGateway,
   type PaperGateway,

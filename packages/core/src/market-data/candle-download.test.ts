@@ -4,6 +4,7 @@ import { createMemoryStore } from '../testing/memory-store.js';
 import { fakeBinanceKline, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
 import { createCachedCandleSource } from './cached-market-data.js';
 import { downloadCandles, type DownloadProgress } from './candle-download.js';
+import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
 
 /* The real ccxt binanceusdm class against the local fake Binance (klines served up to now). */
 
@@ -20,8 +21,7 @@ describe('downloadCandles', () => {
 
   function exchange() {
     const ex = new ccxt.binanceusdm({ enableRateLimit: false });
-    const api = ex.urls['api'] as Record<string, string>;
-    for (const [key, value] of Object.entries(api)) if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, fake.url);
+    moveExchangeApi(ex, fake.url);
     return ex;
   }
   const klineCalls = () => fake.calls.filter((c) => c.path === '/fapi/v1/klines');

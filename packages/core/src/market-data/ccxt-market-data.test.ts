@@ -7,6 +7,7 @@ import type { Store } from '../ports/store.js';
 import { listenLocally } from '../testing/listen-locally.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { createCcxtMarketData } from './ccxt-market-data.js';
+import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
 
 /*
  * The real ccxt `binance` class against a local HTTP server that answers the three endpoints
@@ -130,10 +131,7 @@ async function startFakeBinance(): Promise<FakeBinance> {
 /** The real ccxt binance class with every API base URL moved to `baseUrl`. */
 function binanceAt(baseUrl: string): InstanceType<typeof ccxt.binance> {
   const exchange = new ccxt.binance({ enableRateLimit: true, timeout: 400 });
-  const api = exchange.urls['api'] as Record<string, string>;
-  for (const [key, value] of Object.entries(api)) {
-    if (typeof value === 'string') api[key] = value.replace(/^https:\/\/[^/]+/, baseUrl);
-  }
+  moveExchangeApi(exchange, baseUrl);
   return exchange;
 }
 
