@@ -180,11 +180,17 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   async function accountState(): Promise<LiveAccountState> {
     const g = gateway();
     const [balance, positions, open] = await Promise.all([g.fetchBalance(), g.fetchPositions(deployment.symbols), store.orders.listOpen(deployment.id)]);
-    const settle = parseMarketSymbol(deployment.symbols[0] ?? '')?.equityCurrency ?? 'USDT';
-    const unrealized = positions.reduce((sum, p) => sum + (p.unrealizedPnl ?? 0), 0);
-    const equity = balance[settle]?.total ?? 0;
+    const market = parseMarketSymbol(deployment.symbols[0] ?? '');
+    const settle = market?.equityCurrency ?? 'USDT';
+    const balanceTotal = balance[settle]?.total ?? 0;
+    // A derivatives account's total holds the positions' unrealized P&L; on spot the deployment's
+    // coins are worth their last close on top of its quote balance (as in a SPOT backtest).
+    const spot = market?.marketType === 'SPOT';
+    const unrealized = spot ? 0 : positions.reduce((sum, p) => sum + (p.unrealizedPnl ?? 0), 0);
+    const held = spot ? positions.reduce((sum, p) => sum + p.quantity * (lastClose.get(p.symbol) ?? p.entryPrice ?? 0), 0) : 0;
+    const equity = balanceTotal + held;
     return {
-      cash: equity - unrealized,
+      cash: balanceTotal - unrealized,
       equity,
       positions: positions.map((p) => ({
         symbol: p.symbol,

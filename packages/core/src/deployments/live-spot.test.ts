@@ -262,3 +262,39 @@ export function onCandle(ctx, candle) {
     expect(h.fake.balances['BTC']).toEqual({ free: 1, locked: 0 });
   }, 90_000);
 });
+
+describe('risk limits of a live spot deployment', () => {
+  let h: SpotHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('values the coins it bought at their last close: spending half the quote balance on BTC is no drawdown', async () => {
+    // At the double's flat price, the deployment's equity is unchanged by the buy but for its fee.
+    h = await startSpotHarness(
+      `
+export const meta = { timeframe: '1m' };
+let n = 0;
+export function onCandle(ctx, candle) {
+  n++;
+  if (n === 1) ctx.buy(candle.symbol, { quantity: 0.1 });
+  ctx.log('equity', Math.round(ctx.equity()));
+}
+`,
+      { risk: { maxDrawdown: 0.2 } },
+    );
+    h.fake.balances['USDT'] = { free: 8000, locked: 0 };
+    const runner = await h.runner();
+    expect(await runner.start()).toBeNull();
+    for (let i = 0; i < 3; i++) {
+      h.clock.nextCandle();
+      expect(await runner.cycle()).toBeNull();
+    }
+    // 0.1 BTC at 40,000: the buy took 4,000 of the 8,000 USDT, and its fee 0.0001 BTC (4 USDT).
+    expect(h.fake.balances['USDT']!.free).toBe(4_000);
+    const logs = await h.logs();
+    expect(logs.filter((l) => l.startsWith('equity'))).toEqual(['equity 8000', 'equity 7996', 'equity 7996']);
+    expect(await h.current()).toMatchObject({ status: 'running', halt: null });
+  }, 90_000);
+});
