@@ -4,13 +4,11 @@ import { createInProcessEventBus } from '../events/in-process-event-bus.js';
 import { createCcxtGateway } from '../exchanges/ccxt-gateway.js';
 import type { CcxtExchange } from '../exchanges/ccxt-exchange.js';
 import { createOrderPlacement } from '../exchanges/order-placement.js';
-import type { Clock } from '../ports/clock.js';
 import type { ExchangeBans } from '../ports/exchange-bans.js';
 import type { ExchangeGateway } from '../ports/exchange-gateway.js';
 import { createSilentLogger } from '../ports/logger.js';
-import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
-import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET, startFakeBinance, type FakeBinance } from '../testing/fake-binance-usdm.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
 import { createDeploymentLogWriter } from './deployment-log.js';
@@ -20,6 +18,7 @@ import { createOrderSync } from './order-sync.js';
 import { startOrderStream, type OrderStream } from './order-stream.js';
 import { startFakeBinanceUserStream, type FakeUserStream } from '../testing/fake-binance-user-stream.js';
 import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
+import { flatMarketData, manualClock, type ManualClock } from './live-harness-parts.js';
 
 /*
  * Test harness of the live fault suite: one deployment's runner (the real one) on the real ccxt
@@ -29,51 +28,7 @@ import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
  */
 
 export const SYMBOL = 'BTC/USDT:USDT';
-const MINUTE = TIMEFRAME_MS['1m'];
-
-export interface ManualClock extends Clock {
-  advance(ms: number): void;
-  /** Moves to just after the close of the next 1m candle. */
-  nextCandle(): void;
-}
-
-function manualClock(start: number): ManualClock {
-  let t = start;
-  return {
-    now: () => new Date(t),
-    advance(ms) {
-      t += ms;
-    },
-    nextCandle() {
-      t = (Math.floor(t / MINUTE) + 1) * MINUTE + 1000;
-    },
-  };
-}
-
-/** Flat candles at the double's mark price, for any range. */
-function flatMarketData(): MarketData {
-  return {
-    async getCandles(request) {
-      const step = TIMEFRAME_MS[request.timeframe];
-      const from = Date.parse(`${request.startDate}T00:00:00Z`);
-      const to = Date.parse(`${request.endDate}T00:00:00Z`) + 86_400_000;
-      const n = Math.max(0, Math.floor((to - from) / step));
-      const series: CandleSeries = {
-        symbol: request.symbol,
-        timeframe: request.timeframe,
-        length: n,
-        time: new Float64Array(n),
-        open: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        high: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        low: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        close: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        volume: new Float64Array(n).fill(1),
-      };
-      for (let i = 0; i < n; i++) series.time[i] = from + i * step;
-      return { source: 'flat', series };
-    },
-  };
-}
+export type { ManualClock } from './live-harness-parts.js';
 
 /** The real ccxt binanceusdm class with its REST API moved to the double. */
 export function binanceUsdmAt(fake: FakeBinance, userStream?: FakeUserStream): CcxtExchange & { close(): Promise<unknown> } {
@@ -118,7 +73,7 @@ export async function startLiveHarness(
   const streams: OrderStream[] = [];
   const exchanges: Array<{ close(): Promise<unknown> }> = [];
   const store = createMemoryStore();
-  const clock = manualClock(Math.floor(Date.now() / MINUTE) * MINUTE + 1000);
+  const clock = manualClock();
   const logger = createSilentLogger();
   const stratbox: Stratbox = createStratbox({ store, clock, logger, workerConcurrency: 0, deployments: { run: false } });
   const { userId } = await stratbox.users.createUser(`u${newId('user').slice(-6)}`);

@@ -7,11 +7,10 @@ import { createExchangeClientPool, type ExchangeClientPool } from '../exchanges/
 import { createOrderPlacement } from '../exchanges/order-placement.js';
 import type { Clock } from '../ports/clock.js';
 import { createSilentLogger } from '../ports/logger.js';
-import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
 import type { RiskLimits } from '@stratbox/contract';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
 import { FAKE_SPOT_SYMBOL, startFakeBinanceSpot, type FakeBinanceSpot } from '../testing/fake-binance-spot.js';
-import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET } from '../testing/fake-binance-usdm.js';
+import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_SECRET } from '../testing/fake-binance-usdm.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
 import { createDeploymentGateways } from './deployment-gateway.js';
@@ -23,6 +22,7 @@ import { createDeploymentStopFlow, type DeploymentStopFlow } from './deployment-
 import { createLiveSandbox, type LiveSandbox } from './live-sandbox.js';
 import { createOrderSync } from './order-sync.js';
 import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
+import { flatMarketData, manualClock } from './live-harness-parts.js';
 
 /*
  * Test harness of live SPOT trading: one deployment's real runner on `BTC/USDT`, through the real
@@ -33,36 +33,10 @@ import { moveExchangeApi } from '../exchanges/move-exchange-api.js';
  */
 
 export const SPOT_SYMBOL = FAKE_SPOT_SYMBOL;
-const MINUTE = TIMEFRAME_MS['1m'];
 
 export interface SpotClock extends Clock {
   /** Moves to just after the close of the next 1m candle. */
   nextCandle(): void;
-}
-
-/** Flat candles at the double's price, for any range. */
-function flatMarketData(): MarketData {
-  return {
-    async getCandles(request) {
-      const step = TIMEFRAME_MS[request.timeframe];
-      const from = Date.parse(`${request.startDate}T00:00:00Z`);
-      const to = Date.parse(`${request.endDate}T00:00:00Z`) + 86_400_000;
-      const n = Math.max(0, Math.floor((to - from) / step));
-      const series: CandleSeries = {
-        symbol: request.symbol,
-        timeframe: request.timeframe,
-        length: n,
-        time: new Float64Array(n),
-        open: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        high: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        low: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        close: new Float64Array(n).fill(FAKE_BINANCE_MARK),
-        volume: new Float64Array(n).fill(1),
-      };
-      for (let i = 0; i < n; i++) series.time[i] = from + i * step;
-      return { source: 'flat', series };
-    },
-  };
 }
 
 /** The real ccxt binance class with its REST API moved to the spot double; only spot markets are loaded. */
@@ -94,13 +68,7 @@ export interface SpotHarness {
 export async function startSpotHarness(source: string, options: { risk?: RiskLimits } = {}): Promise<SpotHarness> {
   const fake = await startFakeBinanceSpot();
   const store = createMemoryStore();
-  let t = Math.floor(Date.now() / MINUTE) * MINUTE + 1000;
-  const clock: SpotClock = {
-    now: () => new Date(t),
-    nextCandle() {
-      t = (Math.floor(t / MINUTE) + 1) * MINUTE + 1000;
-    },
-  };
+  const clock: SpotClock = manualClock();
   const logger = createSilentLogger();
   const stratbox: Stratbox = createStratbox({ store, clock, logger, workerConcurrency: 0, deployments: { run: false } });
   const { userId } = await stratbox.users.createUser(`u${newId('user').slice(-6)}`);

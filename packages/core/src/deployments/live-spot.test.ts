@@ -282,7 +282,7 @@ export function onCandle(ctx, candle) {
   ctx.log('equity', Math.round(ctx.equity()));
 }
 `,
-      { risk: { maxDrawdown: 0.2 } },
+      { risk: { maxDrawdown: 0.2, onBreach: 'close' } },
     );
     h.fake.balances['USDT'] = { free: 8000, locked: 0 };
     const runner = await h.runner();

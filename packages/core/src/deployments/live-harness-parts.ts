@@ -1,0 +1,55 @@
+import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
+import type { Clock } from '../ports/clock.js';
+import { FAKE_BINANCE_MARK } from '../testing/fake-binance-usdm.js';
+
+/*
+ * What the live-trading test harnesses (live-faults-harness.ts, live-spot-harness.ts) share: a
+ * clock the test moves by hand, and flat candles at the Binance doubles' price.
+ */
+
+const MINUTE = TIMEFRAME_MS['1m'];
+
+export interface ManualClock extends Clock {
+  advance(ms: number): void;
+  /** Moves to just after the close of the next 1m candle. */
+  nextCandle(): void;
+}
+
+/** A clock at `start` (default: just after the current minute's open) that moves only when told. */
+export function manualClock(start = Math.floor(Date.now() / MINUTE) * MINUTE + 1000): ManualClock {
+  let t = start;
+  return {
+    now: () => new Date(t),
+    advance(ms) {
+      t += ms;
+    },
+    nextCandle() {
+      t = (Math.floor(t / MINUTE) + 1) * MINUTE + 1000;
+    },
+  };
+}
+
+/** Flat candles at the doubles' price (FAKE_BINANCE_MARK), for any range. */
+export function flatMarketData(): MarketData {
+  return {
+    async getCandles(request) {
+      const step = TIMEFRAME_MS[request.timeframe];
+      const from = Date.parse(`${request.startDate}T00:00:00Z`);
+      const to = Date.parse(`${request.endDate}T00:00:00Z`) + 86_400_000;
+      const n = Math.max(0, Math.floor((to - from) / step));
+      const series: CandleSeries = {
+        symbol: request.symbol,
+        timeframe: request.timeframe,
+        length: n,
+        time: new Float64Array(n),
+        open: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        high: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        low: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        close: new Float64Array(n).fill(FAKE_BINANCE_MARK),
+        volume: new Float64Array(n).fill(1),
+      };
+      for (let i = 0; i < n; i++) series.time[i] = from + i * step;
+      return { source: 'flat', series };
+    },
+  };
+}
