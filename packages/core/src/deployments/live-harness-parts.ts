@@ -3,8 +3,9 @@ import type { Clock } from '../ports/clock.js';
 import { FAKE_BINANCE_MARK } from '../testing/fake-binance-usdm.js';
 
 /*
- * What the live-trading test harnesses (live-faults-harness.ts, live-spot-harness.ts) share: a
- * clock the test moves by hand, and flat candles at the Binance doubles' price.
+ * What the live-trading tests and their harnesses (live-faults-harness.ts, live-spot-harness.ts)
+ * share: a clock the test moves by hand, a clock that runs faster than real time, and flat
+ * candles at the Binance doubles' price.
  */
 
 const MINUTE = TIMEFRAME_MS['1m'];
@@ -25,6 +26,18 @@ export function manualClock(start = Math.floor(Date.now() / MINUTE) * MINUTE + 1
     },
     nextCandle() {
       t = (Math.floor(t / MINUTE) + 1) * MINUTE + 1000;
+    },
+  };
+}
+
+/** A clock `factor` times faster than real time from now on, never going back. */
+export function fastClock(factor: number): Clock {
+  const start = Date.now();
+  let last = 0;
+  return {
+    now() {
+      last = Math.max(last, start + (Date.now() - start) * factor);
+      return new Date(last);
     },
   };
 }

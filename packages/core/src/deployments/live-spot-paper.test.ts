@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStratbox, type Stratbox } from '../create-stratbox.js';
-import type { Clock } from '../ports/clock.js';
 import { createSilentLogger } from '../ports/logger.js';
 import { createMemoryStore } from '../testing/memory-store.js';
+import { fastClock } from './live-harness-parts.js';
 
 /*
  * A spot deployment through the whole service (the real supervisor, its gateway wiring, real
@@ -24,17 +24,6 @@ export function onCandle(ctx, c) {
 }
 export function onOrder(ctx, o) { ctx.log('heard', o.side, o.status, o.quantity, o.reason); }
 `;
-
-function fastClock(factor: number): Clock {
-  const start = Date.now();
-  let last = 0;
-  return {
-    now() {
-      last = Math.max(last, start + (Date.now() - start) * factor);
-      return new Date(last);
-    },
-  };
-}
 
 describe('a spot deployment on the paper exchange', () => {
   let stratbox: Stratbox;

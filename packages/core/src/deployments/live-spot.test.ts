@@ -261,14 +261,6 @@ export function onCandle(ctx, candle) {
     expect(sells(h).map((c) => c.params['quantity'])).toEqual(['0.00999']);
     expect(h.fake.balances['BTC']).toEqual({ free: 1, locked: 0 });
   }, 90_000);
-});
-
-describe('risk limits of a live spot deployment', () => {
-  let h: SpotHarness | undefined;
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-  });
 
   it('values the coins it bought at their last close: spending half the quote balance on BTC is no drawdown', async () => {
     // At the double's flat price, the deployment's equity is unchanged by the buy but for its fee.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RiskLimits } from '@stratbox/contract';
 import { createStratbox, type Stratbox } from '../create-stratbox.js';
-import type { Clock } from '../ports/clock.js';
 import { createSilentLogger } from '../ports/logger.js';
 import { createMemoryStore } from '../testing/memory-store.js';
+import { fastClock } from './live-harness-parts.js';
 
 /*
  * Risk limits in the running deployment: real sandbox child processes, the built-in paper
@@ -44,17 +44,6 @@ export function onOrder(ctx, o) {
   ctx.log('heard', o.id, o.status, o.reason);
 }
 `;
-
-function fastClock(factor: number): Clock {
-  const start = Date.now();
-  let last = 0;
-  return {
-    now() {
-      last = Math.max(last, start + (Date.now() - start) * factor);
-      return new Date(last);
-    },
-  };
-}
 
 describe('risk limits in a running deployment', () => {
   let stratbox: Stratbox;
