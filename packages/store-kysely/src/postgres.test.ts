@@ -149,6 +149,9 @@ describePostgres('kysely postgres', () => {
           { name: '0010-backtest-logs' },
           { name: '0011-optimizations' },
           { name: '0012-deployment-safety' },
+          { name: '0013-deployment-risk-state' },
+          { name: '0014-deployment-accepted-positions' },
+          { name: '0015-deployment-leverage' },
         ]);
       } finally {
         await client.end();

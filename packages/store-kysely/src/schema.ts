@@ -113,13 +113,13 @@ export interface DeploymentsTable {
   preflight: ColumnType<string | null, string | null | undefined, string | null>;
   /** JSON text of the reconciliation state (migration 0012), or null. */
   reconciliation: ColumnType<string | null, string | null | undefined, string | null>;
-  /** JSON text of the risk guard's state, the peak and the day's starting equity (migration 0012), or null. */
+  /** JSON text of the risk guard's state, the peak and the day's starting equity (migration 0013), or null. */
   risk_state: ColumnType<string | null, string | null | undefined, string | null>;
-  /** JSON text of the positions accepted at a restart by the owner, signed quantity by symbol (migration 0012), or null. */
+  /** JSON text of the positions accepted at a restart by the owner, signed quantity by symbol (migration 0014), or null. */
   accepted_positions: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Leverage set on each perpetual symbol before start (migration 0012), or null to keep the account's. */
+  /** Leverage set on each perpetual symbol before start (migration 0015), or null to keep the account's. */
   leverage: ColumnType<number | null, number | null | undefined, number | null>;
-  /** Margin mode, 'isolated' or 'cross', set before start (migration 0012), or null to keep the account's. */
+  /** Margin mode, 'isolated' or 'cross', set before start (migration 0015), or null to keep the account's. */
   margin_mode: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

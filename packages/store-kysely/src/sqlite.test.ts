@@ -75,6 +75,9 @@ describe('kysely sqlite file', () => {
       '0010-backtest-logs',
       '0011-optimizations',
       '0012-deployment-safety',
+      '0013-deployment-risk-state',
+      '0014-deployment-accepted-positions',
+      '0015-deployment-leverage',
     ]);
     await first.close();
 

@@ -12,6 +12,9 @@ import { fundingRatesMigration } from './0009-funding-rates.js';
 import { backtestLogsMigration } from './0010-backtest-logs.js';
 import { optimizationsMigration } from './0011-optimizations.js';
 import { deploymentSafetyMigration } from './0012-deployment-safety.js';
+import { deploymentRiskStateMigration } from './0013-deployment-risk-state.js';
+import { deploymentAcceptedPositionsMigration } from './0014-deployment-accepted-positions.js';
+import { deploymentLeverageMigration } from './0015-deployment-leverage.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -33,6 +36,9 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0010-backtest-logs': backtestLogsMigration(dialect),
         '0011-optimizations': optimizationsMigration(dialect),
         '0012-deployment-safety': deploymentSafetyMigration(dialect),
+        '0013-deployment-risk-state': deploymentRiskStateMigration(dialect),
+        '0014-deployment-accepted-positions': deploymentAcceptedPositionsMigration(dialect),
+        '0015-deployment-leverage': deploymentLeverageMigration(dialect),
       };
     },
   };
