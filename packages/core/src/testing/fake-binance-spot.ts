@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { json, listenDouble, signedWith } from './binance-double-http.js';
 import { FAKE_BINANCE_API_KEY, FAKE_BINANCE_MARK, FAKE_BINANCE_SECRET, fakeBinanceKline } from './fake-binance-usdm.js';
-import { listenLocally } from './listen-locally.js';
 
 /*
  * A local stand-in for Binance SPOT: the endpoints ccxt's real `binance` class calls for spot
@@ -165,10 +164,6 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
     close: async () => {},
   };
   let nextOrderId = 5000;
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
 
   function place(params: Record<string, string>): { status: number; body: unknown } {
     if (params['symbol'] !== 'BTCUSDT') return { status: 400, body: { code: -1121, msg: 'Invalid symbol.' } };
@@ -239,9 +234,7 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
 
     // Everything below is signed: check the key and the HMAC of the payload, as Binance does.
     if (req.headers['x-mbx-apikey'] !== FAKE_BINANCE_API_KEY) return json(res, 401, { code: -2014, msg: 'API-key format invalid.' });
-    const payload = raw.replace(/&?signature=[0-9a-f]+$/, '');
-    const expected = createHmac('sha256', FAKE_BINANCE_SECRET).update(payload).digest('hex');
-    if (params['signature'] !== expected) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
+    if (!signedWith(FAKE_BINANCE_SECRET, raw, params)) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
 
     const findOrder = () => {
       if (params['origClientOrderId'] !== undefined) return fake.orders.get(params['origClientOrderId']);
@@ -314,12 +307,7 @@ export async function startFakeBinanceSpot(): Promise<FakeBinanceSpot> {
     }
   };
 
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => handle(req, res, body));
-  });
-  const local = await listenLocally(server);
+  const local = await listenDouble(handle);
   fake.url = local.url;
   fake.close = local.close;
   return fake;

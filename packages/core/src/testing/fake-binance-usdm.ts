@@ -1,6 +1,5 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listenLocally } from './listen-locally.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { json, listenDouble, signedWith } from './binance-double-http.js';
 import {
   answerAccountRoute,
   answerBeforeRoute,
@@ -195,10 +194,6 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     close: async () => {},
   };
   let nextOrderId = 1000;
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   const send = (res: ServerResponse, answer: FakeAnswer) => {
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
     res.end(JSON.stringify(answer.body));
@@ -239,9 +234,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     // The user-data stream's listen key takes the API key and no signature (fake-binance-user-stream.ts).
     const listenKey = answerListenKey(fake, req.method ?? '', url.pathname);
     if (listenKey) return send(res, listenKey);
-    const payload = raw.replace(/&?signature=[0-9a-f]+$/, '');
-    const expected = createHmac('sha256', FAKE_BINANCE_SECRET).update(payload).digest('hex');
-    if (params['signature'] !== expected) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
+    if (!signedWith(FAKE_BINANCE_SECRET, raw, params)) return json(res, 400, { code: -1022, msg: 'Signature for this request is not valid.' });
     const late = answerSignedTime(fake.account, params) ?? answerAccountRoute(fake.account, req.method ?? '', url.pathname, params);
     if (late) return send(res, late);
 
@@ -370,12 +363,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     }
   };
 
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => handle(req, res, body));
-  });
-  const local = await listenLocally(server);
+  const local = await listenDouble(handle);
   fake.url = local.url;
   fake.close = local.close;
   return fake;
