@@ -15,6 +15,9 @@ export const ID_PREFIXES = {
   purchase: 'pur',
   order: 'ord',
   optimization: 'opt',
+  notificationChannel: 'nch',
+  notificationEvent: 'evt',
+  notificationDelivery: 'ndl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -45,3 +48,6 @@ export const ReviewId = idSchema('review');
 export const PurchaseId = idSchema('purchase');
 export const OrderId = idSchema('order');
 export const OptimizationId = idSchema('optimization');
+export const NotificationChannelId = idSchema('notificationChannel');
+export const NotificationEventId = idSchema('notificationEvent');
+export const NotificationDeliveryId = idSchema('notificationDelivery');

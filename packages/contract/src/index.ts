@@ -13,6 +13,7 @@ export * from './credentials.js';
 export * from './marketplace.js';
 export * from './billing.js';
 export * from './market-data.js';
+export * from './notifications.js';
 export * from './ws.js';
 export * from './route.js';
 export * from './routes.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idParams } from './common.js';
 import { defineRoute } from './route.js';
-import { BacktestId, CredentialId, DeploymentId, ListingId, OptimizationId, ReviewId, StrategyId } from './ids.js';
+import { BacktestId, CredentialId, DeploymentId, ListingId, NotificationChannelId, OptimizationId, ReviewId, StrategyId } from './ids.js';
 import * as O from './optimizations.js';
 import * as S from './strategies.js';
 import * as B from './backtests.js';
@@ -10,6 +10,7 @@ import * as C from './credentials.js';
 import * as M from './marketplace.js';
 import * as Bi from './billing.js';
 import * as MD from './market-data.js';
+import * as N from './notifications.js';
 
 const strategyParams = idParams(StrategyId);
 const backtestParams = idParams(BacktestId);
@@ -17,6 +18,7 @@ const optimizationParams = idParams(OptimizationId);
 const deploymentParams = idParams(DeploymentId);
 const credentialParams = idParams(CredentialId);
 const listingParams = idParams(ListingId);
+const channelParams = idParams(NotificationChannelId);
 
 /**
  * The route table: every endpoint of docs/spec.md plus those docs/api-contract.md and the issues add.
@@ -307,6 +309,46 @@ export const routes = {
       'The raw body, verified with the provider\'s signature (Stripe: `Stripe-Signature`, 300 s tolerance); a missing or bad ' +
       'signature is a 400. Each event id is processed once; an event older than the stored state never moves a subscription back.',
     auth: 'webhook', rawBody: true, successStatus: 200, response: Bi.WebhookAck, errors: [],
+  }),
+  // ---- notifications ----
+  'notifications.list': defineRoute({
+    method: 'GET', path: '/api/notification-channels', summary: "The caller's notification channels, newest first",
+    query: N.ListNotificationChannelsQuery, successStatus: 200, response: N.NotificationChannelList, errors: [],
+  }),
+  'notifications.get': defineRoute({
+    method: 'GET', path: '/api/notification-channels/:id', summary: 'One notification channel (never its secrets)',
+    params: channelParams, successStatus: 200, response: N.NotificationChannel, errors: ['NOT_FOUND'],
+  }),
+  'notifications.create': defineRoute({
+    method: 'POST', path: '/api/notification-channels', summary: 'Add a channel: a signed webhook, a Telegram chat or a Discord webhook',
+    description:
+      'The target is checked now: its host must resolve to public addresses only (private, loopback, link-local and metadata addresses ' +
+      'are refused with 400 unless the operator admits the host with `STRATBOX_NOTIFY_ALLOW_HOSTS`), and a webhook URL must be HTTPS. ' +
+      "A webhook channel's `signingSecret` is in this answer only. At most the plan's number of channels (402 `PLAN_LIMIT_EXCEEDED`).",
+    body: N.CreateNotificationChannelBody, successStatus: 201, response: N.CreatedNotificationChannel, errors: ['PLAN_LIMIT_EXCEEDED'],
+  }),
+  'notifications.update': defineRoute({
+    method: 'PUT', path: '/api/notification-channels/:id', summary: 'Change a channel, pause it or resume it',
+    params: channelParams, body: N.UpdateNotificationChannelBody, successStatus: 200, response: N.NotificationChannel, errors: ['NOT_FOUND'],
+  }),
+  'notifications.delete': defineRoute({
+    method: 'DELETE', path: '/api/notification-channels/:id', summary: 'Delete a channel and its delivery log',
+    params: channelParams, successStatus: 204, response: null, errors: ['NOT_FOUND'],
+  }),
+  'notifications.test': defineRoute({
+    method: 'POST', path: '/api/notification-channels/:id/test', summary: 'Send a `notification.test` event to this channel now and answer how it went',
+    description:
+      'One attempt, made before the answer, through the same signed, guarded path as every delivery; it is logged with the ' +
+      "channel's deliveries. A refused or failed attempt is still a 200: read `status`, `lastStatusCode` and `lastError`.",
+    params: channelParams, successStatus: 200, response: N.NotificationDelivery, errors: ['NOT_FOUND', 'RATE_LIMITED'],
+  }),
+  'notifications.deliveries': defineRoute({
+    method: 'GET', path: '/api/notification-channels/:id/deliveries', summary: "A channel's delivery log, newest first",
+    params: channelParams, query: N.ListNotificationDeliveriesQuery, successStatus: 200, response: N.NotificationDeliveryList, errors: ['NOT_FOUND'],
+  }),
+  'notifications.events': defineRoute({
+    method: 'GET', path: '/api/notification-events', summary: "The caller's events, newest first (what the channels were sent)",
+    query: N.ListNotificationEventsQuery, successStatus: 200, response: N.NotificationEventList, errors: [],
   }),
 } as const;
 

@@ -3,18 +3,25 @@ import { ErrorCodeSchema } from './common.js';
 import { BacktestProgressEvent } from './backtests.js';
 import { DeploymentOrderEvent } from './deployments.js';
 import { OptimizationProgressEvent } from './optimizations.js';
+import { NotificationEvent } from './notifications.js';
 import { idPattern } from './ids.js';
 
 /** The one WebSocket endpoint, on the same server as the HTTP API (docs/api-contract.md, "WebSocket"). */
 export const WS_PATH = '/ws';
 
-/** `backtest:<id>:progress`, `deployment:<id>:orders` or `optimization:<id>:progress` (docs/api-contract.md, "WebSocket"). */
+/** The user ids a `user:<id>:events` channel may name (Stratbox's `usr_...`, or a host's own ids). */
+const USER_CHANNEL_ID = '[A-Za-z0-9_.@-]{1,128}';
+
+/**
+ * `backtest:<id>:progress`, `deployment:<id>:orders`, `optimization:<id>:progress` (docs/api-contract.md,
+ * "WebSocket") or `user:<id>:events` (the caller's notification events, docs/notifications.md).
+ */
 export const CHANNEL_PATTERN = new RegExp(
-  `^(?:backtest:(${idPattern('backtest')}):progress|deployment:(${idPattern('deployment')}):orders|optimization:(${idPattern('optimization')}):progress)$`,
+  `^(?:backtest:(${idPattern('backtest')}):progress|deployment:(${idPattern('deployment')}):orders|optimization:(${idPattern('optimization')}):progress|user:(${USER_CHANNEL_ID}):events)$`,
 );
 
 export const ChannelName = z.string().max(200).regex(CHANNEL_PATTERN, {
-  message: 'Expected backtest:<bt_id>:progress, deployment:<dep_id>:orders or optimization:<opt_id>:progress',
+  message: 'Expected backtest:<bt_id>:progress, deployment:<dep_id>:orders, optimization:<opt_id>:progress or user:<user id>:events',
 });
 
 /** Channel of one backtest's progress. */
@@ -23,10 +30,12 @@ export type BacktestProgressChannel = `backtest:${string}:progress`;
 export type DeploymentOrdersChannel = `deployment:${string}:orders`;
 /** Channel of one optimization's progress. */
 export type OptimizationProgressChannel = `optimization:${string}:progress`;
+/** Channel of one user's notification events. */
+export type UserEventsChannel = `user:${string}:events`;
 /** Any channel name, typed by kind. */
-export type Channel = BacktestProgressChannel | DeploymentOrdersChannel | OptimizationProgressChannel;
+export type Channel = BacktestProgressChannel | DeploymentOrdersChannel | OptimizationProgressChannel | UserEventsChannel;
 /** The kinds of record a channel can address. */
-export type ChannelKind = 'backtest' | 'deployment' | 'optimization';
+export type ChannelKind = 'backtest' | 'deployment' | 'optimization' | 'user';
 
 /** Data of an event on `backtest:<id>:progress`. */
 export type BacktestProgressData = z.infer<typeof BacktestProgressEvent>;
@@ -42,7 +51,9 @@ export type ChannelData<C extends string> = C extends BacktestProgressChannel
     ? DeploymentOrderData
     : C extends OptimizationProgressChannel
       ? OptimizationProgressData
-      : never;
+      : C extends UserEventsChannel
+        ? NotificationEvent
+        : never;
 
 /** `backtest:<id>:progress`. */
 export function backtestProgressChannel(backtestId: string): BacktestProgressChannel {
@@ -59,13 +70,19 @@ export function optimizationProgressChannel(optimizationId: string): Optimizatio
   return `optimization:${optimizationId}:progress`;
 }
 
+/** `user:<id>:events`. */
+export function userEventsChannel(userId: string): UserEventsChannel {
+  return `user:${userId}:events`;
+}
+
 /** The kind and record id a channel name addresses, or null when the name is malformed. */
 export function parseChannel(name: string): { kind: ChannelKind; id: string } | null {
   if (typeof name !== 'string' || name.length > 200) return null;
   const match = CHANNEL_PATTERN.exec(name);
   if (!match) return null;
   if (match[1] !== undefined) return { kind: 'backtest', id: match[1] };
-  return match[2] !== undefined ? { kind: 'deployment', id: match[2] } : { kind: 'optimization', id: match[3]! };
+  if (match[2] !== undefined) return { kind: 'deployment', id: match[2] };
+  return match[3] !== undefined ? { kind: 'optimization', id: match[3] } : { kind: 'user', id: match[4]! };
 }
 
 /** Backtest (and optimization) statuses after which no more progress events come: the last event of a run carries one. */
@@ -77,7 +94,10 @@ export function isFinalProgress(data: { status: string }): boolean {
 }
 
 /** The schema of the data carried by a channel kind. */
-export function channelDataSchema(kind: ChannelKind): typeof BacktestProgressEvent | typeof DeploymentOrderEvent | typeof OptimizationProgressEvent {
+export function channelDataSchema(
+  kind: ChannelKind,
+): typeof BacktestProgressEvent | typeof DeploymentOrderEvent | typeof OptimizationProgressEvent | typeof NotificationEvent {
+  if (kind === 'user') return NotificationEvent;
   return kind === 'backtest' ? BacktestProgressEvent : kind === 'deployment' ? DeploymentOrderEvent : OptimizationProgressEvent;
 }
 
@@ -97,12 +117,13 @@ export const WsEventMessage = z
   .object({
     type: z.literal('event'),
     channel: ChannelName,
-    data: z.union([BacktestProgressEvent, DeploymentOrderEvent, OptimizationProgressEvent]),
+    data: z.union([BacktestProgressEvent, DeploymentOrderEvent, OptimizationProgressEvent, NotificationEvent]),
   })
   .refine(
     (m) => {
       const parsed = parseChannel(m.channel);
       if (!parsed) return false;
+      if ('userId' in m.data && 'type' in m.data) return parsed.kind === 'user' && m.data.userId === parsed.id;
       if ('backtestId' in m.data) return parsed.kind === 'backtest' && m.data.backtestId === parsed.id;
       if ('optimizationId' in m.data) return parsed.kind === 'optimization' && m.data.optimizationId === parsed.id;
       return parsed.kind === 'deployment' && m.data.deploymentId === parsed.id;

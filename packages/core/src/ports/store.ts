@@ -11,9 +11,11 @@ import type {
   UsageCounterRepository,
 } from './store-marketplace-billing.js';
 import type { OptimizationRepository } from './store-optimizations.js';
+import type { NotificationChannelRepository, NotificationDeliveryRepository, NotificationEventRepository } from './store-notifications.js';
 
 export * from './store-marketplace-billing.js';
 export * from './store-optimizations.js';
+export * from './store-notifications.js';
 
 /*
  * The Store port: every repository core needs, plus transactions. Implementations:
@@ -627,6 +629,11 @@ export interface StoreRepositories {
   processedEvents: ProcessedEventRepository;
   usageCounters: UsageCounterRepository;
   localInvoices: LocalInvoiceRepository;
+  // Notifications (see store-notifications.ts)
+  notificationChannels: NotificationChannelRepository;
+  /** The outbox: events are written here in the transaction of the change that caused them. */
+  notificationEvents: NotificationEventRepository;
+  notificationDeliveries: NotificationDeliveryRepository;
 }
 
 export interface Store extends StoreRepositories {
