@@ -3,4 +3,6 @@ export { createStratboxClient, type StratboxClient, type StratboxClientOptions, 
 export { StratboxClientError, isStratboxClientError } from './client-error.js';
 export type { StratboxRealtimeMethods, StratboxPagingMethods, LogPageData } from './create-stratbox-client.js';
 export * from './ws/index.js';
+/** The notification event catalogue and its order of severities, for UIs that list the event types. */
+export { NOTIFICATION_EVENT_CATALOGUE, NOTIFICATION_EVENT_TYPES, SEVERITY_RANK, userEventsChannel } from '@stratbox/contract';
 export type * from '@stratbox/contract';
