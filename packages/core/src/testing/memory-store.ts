@@ -30,6 +30,7 @@ import {
   memoryOptimizationRepository,
   type OptimizationsState,
 } from './memory-optimizations.js';
+import { cloneNotificationsState, emptyNotificationsState, memoryNotificationRepositories, type NotificationsState } from './memory-notifications.js';
 
 interface State {
   users: Map<string, UserRecord>;
@@ -58,6 +59,8 @@ interface State {
   marketplaceBilling: MarketplaceBillingState;
   /** Credentials and live orders (memory-live-trading.ts). */
   liveTrading: LiveTradingState;
+  /** Notification channels, the event outbox and deliveries (memory-notifications.ts). */
+  notifications: NotificationsState;
 }
 
 const emptyState = (): State => ({
@@ -77,6 +80,7 @@ const emptyState = (): State => ({
   fundingChunks: new Map(),
   marketplaceBilling: emptyMarketplaceBillingState(),
   liveTrading: emptyLiveTradingState(),
+  notifications: emptyNotificationsState(),
 });
 
 /**
@@ -101,6 +105,7 @@ const cloneState = (s: State): State => ({
   fundingChunks: new Map(s.fundingChunks),
   marketplaceBilling: cloneMarketplaceBillingState(s.marketplaceBilling),
   liveTrading: cloneLiveTradingState(s.liveTrading),
+  notifications: cloneNotificationsState(s.notifications),
 });
 
 const versionKey = (strategyId: string, version: number) => `${strategyId}#${version}`;
@@ -160,6 +165,10 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     ...memoryLiveTradingRepositories(
       () => get().liveTrading,
       (change) => write((state) => change(state.liveTrading)),
+    ),
+    ...memoryNotificationRepositories(
+      () => get().notifications,
+      (change) => write((state) => change(state.notifications)),
     ),
     users: {
       async insert(user) {
