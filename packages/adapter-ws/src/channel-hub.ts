@@ -148,8 +148,8 @@ export class ChannelHub {
       });
       return null;
     }
-    // Progress events (backtests, optimizations) are droppable: a later one says more; the final one, and orders, never are.
-    const droppable = entry.kind !== 'deployment' && !isFinalProgress(parsed.data as { status: string });
+    // Progress events (backtests, optimizations) are droppable: a later one says more; the final one, orders and a user's events never are.
+    const droppable = (entry.kind === 'backtest' || entry.kind === 'optimization') && !isFinalProgress(parsed.data as { status: string });
     return { frame: Buffer.from(JSON.stringify({ type: 'event', channel, data: parsed.data })), droppable };
   }
 }

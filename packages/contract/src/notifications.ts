@@ -71,12 +71,17 @@ export const NOTIFICATION_EVENT_CATALOGUE = {
     data: z.object({
       backtestId: z.string(),
       strategyId: z.string(),
-      metrics: z.object({ totalReturn: z.number().nullable(), maxDrawdown: z.number().nullable(), sharpe: z.number().nullable(), tradeCount: z.number().nullable() }),
+      metrics: z.object({
+        totalReturn: z.number().nullable(),
+        maxDrawdown: z.number().nullable(),
+        sharpe: z.number().nullable(),
+        tradeCount: z.number().nullable(),
+      }),
     }),
   },
   'backtest.failed': {
     severity: 'warning',
-    description: 'A backtest failed; `error` says why (a bought strategy\'s error is given without its source or log).',
+    description: "A backtest failed; `error` says why (a bought strategy's error is given without its source or log).",
     data: z.object({ backtestId: z.string(), strategyId: z.string(), error: RunError }),
   },
   'optimization.completed': {
@@ -230,7 +235,11 @@ export const CreateNotificationChannelBody = z
   .discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('webhook'), url: httpUrl, ...common }),
     z.strictObject({ kind: z.literal('telegram'), botToken, chatId, ...common }),
-    z.strictObject({ kind: z.literal('discord'), url: httpUrl.meta({ description: 'A Discord webhook URL (https://discord.com/api/webhooks/...); write-only' }), ...common }),
+    z.strictObject({
+      kind: z.literal('discord'),
+      url: httpUrl.meta({ description: 'A Discord webhook URL (https://discord.com/api/webhooks/...); write-only' }),
+      ...common,
+    }),
   ])
   .meta({ description: 'A notification channel. Its secrets (the URL of a Discord webhook, a bot token) are write-only.' });
 export type CreateNotificationChannelBody = z.infer<typeof CreateNotificationChannelBody>;

@@ -340,7 +340,7 @@ export const routes = {
     description:
       'One attempt, made before the answer, through the same signed, guarded path as every delivery; it is logged with the ' +
       "channel's deliveries. A refused or failed attempt is still a 200: read `status`, `lastStatusCode` and `lastError`.",
-    params: channelParams, successStatus: 200, response: N.NotificationDelivery, errors: ['NOT_FOUND', 'RATE_LIMITED'],
+    params: channelParams, successStatus: 200, response: N.NotificationDelivery, errors: ['NOT_FOUND'],
   }),
   'notifications.deliveries': defineRoute({
     method: 'GET', path: '/api/notification-channels/:id/deliveries', summary: "A channel's delivery log, newest first",

@@ -39,6 +39,11 @@ import { createLiveSandbox, type LiveSandboxOptions } from './deployments/live-s
 import { createDeploymentService, type DeploymentService } from './deployments/deployment-service.js';
 import { createDeploymentSupervisor, type DeploymentSupervisorOptions } from './deployments/supervisor.js';
 import { createDeploymentLogWriter } from './deployments/deployment-log.js';
+import { createNotifications } from './notifications/create-notifications.js';
+import type { NotificationsConfig } from './notifications/notification-settings.js';
+import type { NotificationService } from './notifications/notification-service.js';
+import type { NotificationSender } from './ports/notification-sender.js';
+import type { HostResolver } from './notifications/guarded-http.js';
 
 export interface StratboxConfig {
   /** Where records live. Default: an in-memory store (lost on exit); use @stratbox/store-kysely to persist. */
@@ -117,6 +122,12 @@ export interface StratboxConfig {
    * child for about a second, as the pool's per-user cap allows).
    */
   optimizations?: { concurrency?: number; parallelSlices?: number };
+  /**
+   * Notifications (docs/notifications.md): hosts admitted although private (`allowHosts`), the
+   * Telegram and Discord bases, retries, flood control, and this node's sending concurrency.
+   * `sender` and `lookup` replace the outbound senders and DNS (tests).
+   */
+  notifications?: NotificationsConfig & { sender?: NotificationSender; lookup?: HostResolver };
 }
 
 export interface Stratbox {
@@ -138,6 +149,8 @@ export interface Stratbox {
   readonly billing: BillingServices;
   readonly credentials: CredentialService;
   readonly deployments: DeploymentService;
+  /** Notification channels, test sends, the delivery log and the events list (docs/notifications.md). */
+  readonly notifications: NotificationService;
   /** The exchange clients deployments trade through (one per credential). */
   readonly exchanges: ExchangeClientPool;
   readonly marketplace: MarketplaceServices;
@@ -273,6 +286,17 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     ...(config.deployments?.orderStreamQuietMs === undefined ? {} : { orderStreamQuietMs: config.deployments.orderStreamQuietMs }),
     onCompute: (userId, ms) => void billing.usage.addCompute(userId, ms).catch(() => undefined),
   });
+  const notifications = createNotifications({
+    store,
+    clock,
+    logger,
+    events,
+    secretBox,
+    ...(config.notifications ? { config: config.notifications } : {}),
+    ...(config.notifications?.sender ? { sender: config.notifications.sender } : {}),
+    ...(config.notifications?.lookup ? { lookup: config.notifications.lookup } : {}),
+    channelLimit: async (userId) => (await billing.usage.context(userId)).plan.limits.notificationChannels,
+  });
   const deployments = createDeploymentService({
     store,
     clock,
@@ -292,6 +316,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     const parts: Array<[string, () => Promise<void>]> = [
       // Deployments keep their status: the next start() resumes them.
       ['deployment supervisor', () => supervisor.close()],
+      ['notification loop', () => notifications.loop.close()],
       ['live sandbox', () => liveSandbox.close()],
       ['exchange clients', () => (config.deployments?.exchanges ? Promise.resolve() : exchanges.close())],
       ['job queue', () => queue.close()],
@@ -319,7 +344,17 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     authenticate: config.authenticate ?? apiKeys.authenticate,
     strategies,
     users: { createUser: apiKeys.createUser, createApiKey: apiKeys.createApiKey },
-    api: createApiHandlers({ strategies, backtests, optimizations, marketData, billing, marketplace, credentials, deployments }),
+    api: createApiHandlers({
+      strategies,
+      backtests,
+      optimizations,
+      marketData,
+      billing,
+      marketplace,
+      credentials,
+      deployments,
+      notifications: notifications.service,
+    }),
     events,
     channels,
     backtests,
@@ -328,10 +363,12 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     marketplace,
     credentials,
     deployments,
+    notifications: notifications.service,
     exchanges,
     marketData,
     queue,
     start() {
+      notifications.loop.start();
       // Deployments that were running when the process ended resume; their orders are reconciled.
       deploymentsStarted ??= supervisor.start();
       const backtestsHere = (config.workerConcurrency ?? 2) > 0;

@@ -8,6 +8,7 @@ import type { BillingServices } from '../billing/create-billing-services.js';
 import type { MarketplaceServices } from '../marketplace/create-marketplace-services.js';
 import type { CredentialService } from '../credentials/credential-service.js';
 import type { DeploymentService } from '../deployments/deployment-service.js';
+import type { NotificationService } from '../notifications/notification-service.js';
 
 /** What a handler receives: the validated input and the authenticated caller. */
 export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
@@ -37,6 +38,7 @@ export interface ApiServices {
   marketplace: MarketplaceServices;
   credentials: CredentialService;
   deployments: DeploymentService;
+  notifications: NotificationService;
 }
 
 /**
@@ -101,6 +103,14 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'billing.usage': ({ userId }) => services.billing.usage.get(userId),
     'billing.invoices': ({ userId, query }) => services.billing.subscriptions.invoices(userId, query),
     'billing.webhook': ({ rawBody, headers }) => services.billing.events.handleWebhook(rawBody, headers),
+    'notifications.list': ({ userId, query }) => services.notifications.list(userId, query),
+    'notifications.get': ({ userId, params }) => services.notifications.get(userId, params.id),
+    'notifications.create': ({ userId, body }) => services.notifications.create(userId, body),
+    'notifications.update': ({ userId, params, body }) => services.notifications.update(userId, params.id, body),
+    'notifications.delete': ({ userId, params }) => services.notifications.delete(userId, params.id),
+    'notifications.test': ({ userId, params }) => services.notifications.test(userId, params.id),
+    'notifications.deliveries': ({ userId, params, query }) => services.notifications.deliveries(userId, params.id, query),
+    'notifications.events': ({ userId, query }) => services.notifications.events(userId, query),
     'marketData.candles': ({ query }) =>
       candlePage(
         services.marketData,

@@ -2,11 +2,11 @@
  * The one plan table of Stratbox. Prices are in USD cents per month; limits apply per billing
  * period (the subscription's current period, or the calendar month in UTC on the free plan):
  *
- * | tier | price / month | live bots (`deployments`, active at once) | `backtests` started / period | `compute` CPU-seconds / period | trials per optimization |
- * |------|---------------|-------------------------------------------|------------------------------|--------------------------------|-------------------------|
- * | free | $0            | 1                                         | 50                           | 1,800 (30 CPU-minutes)         | 1,000                   |
- * | pro  | $29           | 5                                         | 1,000                        | 72,000 (20 CPU-hours)          | 5,000                   |
- * | team | $99           | 25                                        | 10,000                       | 720,000 (200 CPU-hours)        | 20,000                  |
+ * | tier | price / month | live bots (`deployments`, active at once) | `backtests` started / period | `compute` CPU-seconds / period | trials per optimization | notification channels |
+ * |------|---------------|-------------------------------------------|------------------------------|--------------------------------|-------------------------|-----------------------|
+ * | free | $0            | 1                                         | 50                           | 1,800 (30 CPU-minutes)         | 1,000                   | 3                     |
+ * | pro  | $29           | 5                                         | 1,000                        | 72,000 (20 CPU-hours)          | 5,000                   | 10                    |
+ * | team | $99           | 25                                        | 10,000                       | 720,000 (200 CPU-hours)        | 20,000                  | 25                    |
  *
  * `compute` counts CPU time of sandboxed strategy execution, backtests and live deployments
  * together. A backtest is refused (402 PLAN_LIMIT_EXCEEDED) when the period's backtest allowance
@@ -36,6 +36,8 @@ export interface PlanLimits {
    * A worker keeps a trial's per-period returns in memory while it runs (about 4 KB a trial).
    */
   trialsPerOptimization: number;
+  /** Notification channels a user may have (webhooks, Telegram chats, Discord webhooks). */
+  notificationChannels: number;
 }
 
 export interface Plan {
@@ -51,13 +53,23 @@ export type PlanTable = Readonly<Record<TierName, Plan>>;
 export const TIERS = ['free', 'pro', 'team'] as const satisfies readonly TierName[];
 
 export const PLANS: PlanTable = Object.freeze({
-  free: { tier: 'free', name: 'Free', priceUsdCents: 0, limits: { deployments: 1, backtests: 50, computeSeconds: 1_800, trialsPerOptimization: 1_000 } },
-  pro: { tier: 'pro', name: 'Pro', priceUsdCents: 2_900, limits: { deployments: 5, backtests: 1_000, computeSeconds: 72_000, trialsPerOptimization: 5_000 } },
+  free: {
+    tier: 'free',
+    name: 'Free',
+    priceUsdCents: 0,
+    limits: { deployments: 1, backtests: 50, computeSeconds: 1_800, trialsPerOptimization: 1_000, notificationChannels: 3 },
+  },
+  pro: {
+    tier: 'pro',
+    name: 'Pro',
+    priceUsdCents: 2_900,
+    limits: { deployments: 5, backtests: 1_000, computeSeconds: 72_000, trialsPerOptimization: 5_000, notificationChannels: 10 },
+  },
   team: {
     tier: 'team',
     name: 'Team',
     priceUsdCents: 9_900,
-    limits: { deployments: 25, backtests: 10_000, computeSeconds: 720_000, trialsPerOptimization: 20_000 },
+    limits: { deployments: 25, backtests: 10_000, computeSeconds: 720_000, trialsPerOptimization: 20_000, notificationChannels: 25 },
   },
 });
 

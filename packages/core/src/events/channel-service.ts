@@ -66,7 +66,7 @@ export function createChannelService({ resolvers }: { resolvers: ChannelResolver
       if (!parsed) {
         throw new StratboxError(
           'VALIDATION_FAILED',
-          'Expected a channel backtest:<bt_id>:progress, deployment:<dep_id>:orders or optimization:<opt_id>:progress',
+          'Expected a channel backtest:<bt_id>:progress, deployment:<dep_id>:orders, optimization:<opt_id>:progress or user:<your user id>:events',
         );
       }
       const notFound = new StratboxError('NOT_FOUND', `Channel ${channel} not found`);
@@ -81,6 +81,11 @@ export function createChannelService({ resolvers }: { resolvers: ChannelResolver
         if (!found) throw notFound;
         const final = found.final && found.final.optimizationId === parsed.id ? found.final : null;
         return { channel, kind: parsed.kind, id: parsed.id, snapshot: final as ChannelData<C> | null };
+      }
+      if (parsed.kind === 'user') {
+        // A user's own events only: any other user's channel is "not found", as a record would be.
+        if (parsed.id !== userId) throw notFound;
+        return { channel, kind: parsed.kind, id: parsed.id, snapshot: null };
       }
       const found = await resolvers.deployment(userId, parsed.id);
       if (!found) throw notFound;
