@@ -183,6 +183,7 @@ export function memoryNotificationRepositories(get: () => NotificationsState, wr
           stableChange(
             (s: NotificationsState) => {
               // As the SQL stores' INSERT ... ON CONFLICT DO NOTHING: any clash changes nothing.
+              if (!s.channels.has(value.channelId)) throw new Error(`No notification channel ${value.channelId} for this delivery`);
               const key = dedupeKey(value);
               if (s.deliveries.has(value.id) || s.deliveryKeys.has(key)) return false;
               s.deliveries.set(value.id, value);

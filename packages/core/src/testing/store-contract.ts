@@ -19,6 +19,7 @@ import { describeDeploymentLifecycleContract } from './store-contract-deployment
 import { describeMarketplaceBillingContract } from './store-contract-marketplace-billing.js';
 import { describeFundingRatesContract } from './store-contract-funding.js';
 import { describeOptimizationsContract } from './store-contract-optimizations.js';
+import { describeNotificationsContract } from './store-contract-notifications.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -1342,6 +1343,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     // Optimizations and their trials (store-contract-optimizations.ts).
     describeOptimizationsContract(() => ({ store, userId, otherUserId, insertStrategy }));
+
+    // Notification channels, the event outbox and deliveries (store-contract-notifications.ts).
+    describeNotificationsContract(() => ({ store, userId, otherUserId }));
 
     describe('transactions', () => {
       it('commits every write when fn resolves, and returns its value', async () => {
