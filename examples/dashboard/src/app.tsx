@@ -12,6 +12,7 @@ import {
   ListingPage,
   MarketplacePage,
   MyListingsPage,
+  NotificationsPage,
   OptimizationListPage,
   OptimizationNewPage,
   OptimizationPage,
@@ -66,6 +67,8 @@ function Page({ route }: { route: Route }) {
       return <CompareBacktestsPage key={`${route.a}:${route.b}`} a={route.a} b={route.b} />;
     case 'billing':
       return <BillingPage />;
+    case 'notifications':
+      return <NotificationsPage />;
     case 'notFound':
       return <NotFoundPage path={route.path} />;
   }

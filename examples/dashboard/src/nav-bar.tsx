@@ -1,5 +1,6 @@
 import { Link } from './routing/link.js';
 import type { Route } from './routing/route.js';
+import { NotificationBell } from './notifications/notification-bell.js';
 import { useSession } from './session/session-context.js';
 
 const SECTIONS = [
@@ -9,9 +10,10 @@ const SECTIONS = [
   { label: 'Deployments', to: { name: 'deployments' }, names: ['deployments', 'newDeployment', 'deployment'] },
   { label: 'Marketplace', to: { name: 'marketplace' }, names: ['marketplace', 'myListings', 'purchases', 'listing'] },
   { label: 'Billing', to: { name: 'billing' }, names: ['billing'] },
+  { label: 'Notifications', to: { name: 'notifications' }, names: ['notifications'] },
 ] as const satisfies ReadonlyArray<{ label: string; to: Route; names: readonly Route['name'][] }>;
 
-/** The top bar: the sections, the service signed in to, and sign-out. */
+/** The top bar: the sections, the unread-events bell, the service signed in to, and sign-out. */
 export function NavBar({ route }: { route: Route }) {
   const { session, signOut } = useSession();
   return (
@@ -29,6 +31,7 @@ export function NavBar({ route }: { route: Route }) {
         </ul>
       </nav>
       <div className="nav-session">
+        <NotificationBell />
         <span className="muted" title="The service this tab is signed in to">
           {session?.baseUrl}
         </span>

@@ -24,6 +24,7 @@ export const MyListingsPage = createLazyPage(() => import('./marketplace/my-list
 export const PurchasesPage = createLazyPage(() => import('./marketplace/purchases-page.js').then((m) => m.PurchasesPage));
 export const CompareBacktestsPage = createLazyPage(() => import('./compare/compare-page.js').then((m) => m.CompareBacktestsPage));
 export const BillingPage = createLazyPage(() => import('./billing/billing-page.js').then((m) => m.BillingPage));
+export const NotificationsPage = createLazyPage(() => import('./notifications/notifications-page.js').then((m) => m.NotificationsPage));
 
 const PAGES: Record<Route['name'], Pick<LazyPage<object>, 'preload'> | null> = {
   strategies: StrategyListPage,
@@ -44,6 +45,7 @@ const PAGES: Record<Route['name'], Pick<LazyPage<object>, 'preload'> | null> = {
   listing: ListingPage,
   compareBacktests: CompareBacktestsPage,
   billing: BillingPage,
+  notifications: NotificationsPage,
   notFound: null,
 };
 
@@ -53,7 +55,7 @@ export function preloadPage(route: Route): Promise<void> {
 }
 
 /** The pages the top bar links to from every page. */
-const SECTIONS: Route['name'][] = ['strategies', 'backtests', 'optimizations', 'deployments', 'marketplace', 'billing'];
+const SECTIONS: Route['name'][] = ['strategies', 'backtests', 'optimizations', 'deployments', 'marketplace', 'billing', 'notifications'];
 /** From a list, the page of one of its records. */
 const RECORD_OF: Partial<Record<Route['name'], Route['name']>> = {
   strategies: 'strategy',

@@ -25,6 +25,7 @@ describe('dashboard routes', () => {
       { name: 'newOptimization', strategyId: 'str_abc123' },
       { name: 'optimization', id: 'opt_abc123' },
       { name: 'billing' },
+      { name: 'notifications' },
     ];
     for (const route of routes) {
       const url = new URL(routePath(route), 'http://localhost');

@@ -18,6 +18,7 @@ export type Route =
   | { name: 'newOptimization'; strategyId?: string }
   | { name: 'optimization'; id: string }
   | { name: 'billing' }
+  | { name: 'notifications' }
   | { name: 'notFound'; path: string };
 
 const ID = '([A-Za-z0-9_-]{1,100})';
@@ -40,6 +41,7 @@ const PATTERNS: Array<[RegExp, (match: RegExpExecArray, search: URLSearchParams)
   [/^\/marketplace\/purchases$/, () => ({ name: 'purchases' })],
   [new RegExp(`^/marketplace/${ID}$`), (m) => ({ name: 'listing', id: m[1]! })],
   [/^\/billing$/, () => ({ name: 'billing' })],
+  [/^\/notifications$/, () => ({ name: 'notifications' })],
 ];
 
 function withStrategy<R extends { name: 'backtests' | 'newBacktest' | 'newDeployment' | 'newOptimization' }>(
@@ -101,6 +103,8 @@ export function routePath(route: Route): string {
       return `/backtests/compare?a=${encodeURIComponent(route.a)}&b=${encodeURIComponent(route.b)}`;
     case 'billing':
       return '/billing';
+    case 'notifications':
+      return '/notifications';
     case 'notFound':
       return route.path;
   }
