@@ -256,6 +256,20 @@ export const envSchema = z.object({
     doc('Deployments started at once when the process starts (and at each scan); each forks a sandbox process.', '`4`'),
   ),
 
+  // Notifications (docs/notifications.md)
+  STRATBOX_NOTIFY_ALLOW_HOSTS: text().meta(
+    doc(
+      'Comma-separated hosts or CIDRs (`127.0.0.1,hooks.internal,10.0.0.0/8`) that notification channels may reach although they are private, loopback or link-local, and over plain HTTP. Every other private address is refused, after DNS and again at send time.',
+      'none',
+    ),
+  ),
+  STRATBOX_TELEGRAM_API_BASE: url('https://api.telegram.org').meta(
+    doc('The Telegram Bot API that Telegram channels send through.', '`https://api.telegram.org`'),
+  ),
+  STRATBOX_DISCORD_WEBHOOK_BASE: url('https://discord.com/api/webhooks/').meta(
+    doc("What a Discord channel's webhook URL must start with.", '`https://discord.com/api/webhooks/`'),
+  ),
+
   // Exchanges and clock: tests and demos only
   STRATBOX_EXCHANGE_URLS: exchangeUrls().meta(
     doc(

@@ -14,6 +14,7 @@ import { readScaleOutConfig, runsJobs, servesHttp } from './roles.js';
 import { readBacktestConfig } from './backtest-config.js';
 import { openRateLimiter, readRateLimits } from './rate-limit-config.js';
 import { openExchangeBans } from './exchange-bans-config.js';
+import { readNotificationConfig } from './notification-config.js';
 
 /**
  * Starts the Stratbox service in the role STRATBOX_ROLE says (api, worker or all, see
@@ -43,6 +44,7 @@ async function main() {
     workerConcurrency: runsJobs(scale.role) ? scale.workerConcurrency : 0,
     // an api node runs no optimizations either; a worker node runs as many as it runs backtests
     optimizations: { concurrency: runsJobs(scale.role) ? scale.workerConcurrency : 0 },
+    notifications: readNotificationConfig(env, runsJobs(scale.role)),
   });
   await stratbox.start();
   const backend = { store: config.databaseUrl ? 'postgres' : 'sqlite', queue: scale.redisUrl ? 'bullmq' : 'in-process', role: scale.role };

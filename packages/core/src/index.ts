@@ -52,6 +52,7 @@ export * from './marketplace/index.js';
 export * from './credentials/index.js';
 export * from './exchanges/index.js';
 export * from './deployments/index.js';
+export * from './notifications/index.js';
 export { createLiveSandbox, type LiveSandbox, type LiveSandboxOptions, type LiveSandboxSession } from './deployments/live-sandbox.js';
 export {
   createMemoryRateLimiter,

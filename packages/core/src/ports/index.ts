@@ -7,3 +7,4 @@ export * from './exchange-gateway.js';
 export * from './rate-limiter.js';
 export * from './strategy-runner.js';
 export * from './exchange-bans.js';
+export * from './notification-sender.js';
