@@ -11,10 +11,13 @@ import {
   type TimeframeName,
 } from '@stratbox/core';
 import { runBacktestCommand, type BacktestCommandOptions } from './cli-backtest.js';
+import { notifyTest, type NotifyTestOptions } from './cli-notify.js';
 import { createProgress, formatTable, printResult } from './cli-output.js';
 import { readConfig } from './config.js';
 import { parseEnv, type ServerEnv } from './env.js';
 import { createExchangeAt } from './exchange-urls.js';
+import { loadMasterKey } from './master-key.js';
+import { readNotificationConfig } from './notification-config.js';
 import { openStore } from './open-store.js';
 
 /*
@@ -53,6 +56,27 @@ async function createUser(name: string): Promise<void> {
     const stratbox = createStratbox({ store, logger: createSilentLogger() });
     try {
       process.stdout.write(JSON.stringify(await stratbox.users.createUser(name)) + '\n');
+    } finally {
+      await stratbox.close();
+    }
+  });
+}
+
+/**
+ * Sends a channel's test on the server's data, with its master key (which opens the channel's
+ * sealed target) and notification settings (STRATBOX_NOTIFY_ALLOW_HOSTS...), as the server would.
+ */
+async function notify(channelId: string, options: NotifyTestOptions): Promise<void> {
+  const config = readConfig(env());
+  await withStore(async (store) => {
+    const stratbox = createStratbox({
+      store,
+      logger: createSilentLogger(),
+      masterKey: loadMasterKey(config, env(), warnings),
+      notifications: readNotificationConfig(env(), true),
+    });
+    try {
+      process.exitCode = await notifyTest(stratbox, channelId, options);
     } finally {
       await stratbox.close();
     }
@@ -235,6 +259,23 @@ function createProgram(): Command {
       '\nExample:\n  STRATBOX_API_KEY=sbx_... stratbox backtest ./sma.ts --url http://localhost:3000 --symbols BTC/USDT:USDT ETH/USDT:USDT --from 2025-01-01 --to 2025-03-31 --param fast=10',
     )
     .action((file: string, options: BacktestCommandOptions) => runBacktestCommand(file, options));
+
+  const notifyCommand = program.command('notify').summary('notification channels: send a test').description('Notification channels (docs/notifications.md).');
+  notifyCommand
+    .command('test')
+    .summary("send a channel's test event now and print how its delivery went")
+    .description(
+      'Send a notification.test event to one channel now, through the same service as POST /api/notification-channels/:id/test, on the ' +
+        "server's data (DATA_DIR or DATABASE_URL), with its master key and notification settings (STRATBOX_NOTIFY_ALLOW_HOSTS, " +
+        'STRATBOX_TELEGRAM_API_BASE, STRATBOX_DISCORD_WEBHOOK_BASE). Prints the delivery: status, attempts, HTTP status and error. ' +
+        "Name the channel's owner with --user <usr_id> (from create-user) or --api-key <key>. Exit code 0 when delivered, 1 otherwise.",
+    )
+    .argument('<channel>', 'the channel id, e.g. nch_...')
+    .option('--user <id>', "the channel owner's user id (usr_...)")
+    .addOption(new Option('--api-key <key>', 'an API key of the channel owner, instead of --user').env('STRATBOX_API_KEY'))
+    .addOption(json())
+    .addHelpText('after', '\nExamples:\n  stratbox notify test nch_abc123 --user usr_def456\n  STRATBOX_API_KEY=sbx_... stratbox notify test nch_abc123 --json')
+    .action(notify);
 
   return program;
 }
