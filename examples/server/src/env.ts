@@ -263,6 +263,9 @@ export const envSchema = z.object({
       'none',
     ),
   ),
+  STRATBOX_NOTIFY_TIMEOUT_MS: int(100, 60_000).meta(
+    doc('Timeout of one notification attempt, in ms (a node that dies mid-send leaves its delivery to another node after twice this plus 5 s).', '`10000`'),
+  ),
   STRATBOX_TELEGRAM_API_BASE: url('https://api.telegram.org').meta(
     doc('The Telegram Bot API that Telegram channels send through.', '`https://api.telegram.org`'),
   ),

@@ -3,7 +3,7 @@ import type { ServerEnv } from './env.js';
 
 /**
  * Notification settings of the example server, from the parsed environment (env.ts describes
- * each): STRATBOX_NOTIFY_ALLOW_HOSTS, STRATBOX_TELEGRAM_API_BASE, STRATBOX_DISCORD_WEBHOOK_BASE.
+ * each): STRATBOX_NOTIFY_ALLOW_HOSTS, STRATBOX_NOTIFY_TIMEOUT_MS, STRATBOX_TELEGRAM_API_BASE, STRATBOX_DISCORD_WEBHOOK_BASE.
  * A process that runs no jobs (`api`) still moves events from the outbox but sends nothing.
  */
 export function readNotificationConfig(env: ServerEnv, sends: boolean): NonNullable<StratboxConfig['notifications']> {
@@ -11,6 +11,7 @@ export function readNotificationConfig(env: ServerEnv, sends: boolean): NonNulla
     allowHosts: splitHostList(env.STRATBOX_NOTIFY_ALLOW_HOSTS),
     ...(env.STRATBOX_TELEGRAM_API_BASE ? { telegramApiBase: env.STRATBOX_TELEGRAM_API_BASE } : {}),
     ...(env.STRATBOX_DISCORD_WEBHOOK_BASE ? { discordWebhookBase: env.STRATBOX_DISCORD_WEBHOOK_BASE } : {}),
+    ...(env.STRATBOX_NOTIFY_TIMEOUT_MS ? { timeoutMs: env.STRATBOX_NOTIFY_TIMEOUT_MS } : {}),
     ...(sends ? {} : { concurrency: 0 }),
   };
 }

@@ -23,7 +23,8 @@ export interface DeliveryLoopDeps {
  * `Idempotency-Key`).
  */
 export function createDeliveryLoop({ store, clock, logger, dispatcher, attempt, settings }: DeliveryLoopDeps) {
-  const leaseMs = settings.timeoutMs * 3 + 30_000;
+  // Longer than any attempt (the timeout bounds it), short enough that a dead node's deliveries are soon sent by another.
+  const leaseMs = settings.timeoutMs * 2 + 5_000;
   const inFlight = new Set<Promise<unknown>>();
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
