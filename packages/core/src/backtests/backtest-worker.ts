@@ -14,6 +14,7 @@ import { cpuMsOf, runErrorFor } from './run-errors.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
 import { logLinesOf, toBacktestLogRecords } from './backtest-logs.js';
+import { recordBacktestEnd } from '../notifications/run-events.js';
 
 export type BacktestWorkerDeps = StrategyRunnerDep & {
   store: Store;
@@ -74,7 +75,8 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
    * Moves a run from one of `from` to its end state, writes what it leaves (`keep`: results, log
    * lines) and meters its compute in one transaction: only the call that makes the move writes
    * and meters, so a run is never metered twice, and a crash leaves either the end state with all
-   * it keeps or none of it.
+   * it keeps or none of it. The move's notification (`backtest.completed` with `metrics`, or
+   * `backtest.failed`) is written in the same transaction.
    */
   async function finish(
     record: BacktestRecord,
@@ -82,12 +84,14 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     patch: Parameters<Store['backtests']['transition']>[2],
     computeMs: number,
     keep?: (tx: StoreRepositories) => Promise<void>,
+    metrics: Record<string, unknown> | null = null,
   ) {
     const metered = Math.ceil(computeMs);
     const done = await store.transaction(async (tx) => {
       const moved = await tx.backtests.transition(record.id, from, { ...patch, computeMs: record.computeMs + metered });
       if (moved) await keep?.(tx);
       if (moved && metered > 0) await deps.onCompute?.(record.userId, metered, tx);
+      if (moved) await recordBacktestEnd(tx, moved, metrics);
       return moved;
     });
     if (done) events.publish(`backtest:${record.id}:progress`, toProgressEvent(done));
@@ -116,18 +120,27 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     });
   }
 
+  /** Fails a running run a crash interrupted too often, with its `backtest.failed` event in the same transaction. */
+  async function giveUp(r: BacktestRecord): Promise<void> {
+    const failed = await store.transaction(async (tx) => {
+      const moved = await tx.backtests.transition(r.id, ['running'], {
+        status: 'failed',
+        error: { code: 'INTERRUPTED', message: `The run was interrupted ${r.attempts} times (server restart or crash); giving up` },
+        finishedAt: clock.now().toISOString(),
+      });
+      if (moved) await recordBacktestEnd(tx, moved, null);
+      return moved;
+    });
+    if (failed) events.publish(`backtest:${r.id}:progress`, toProgressEvent(failed));
+  }
+
   /**
    * A run left `running` by a stop: null if it is given up (failed with a reason) or no longer
    * running, else the record, still `running`, to run again.
    */
   async function resume(id: string, r: BacktestRecord): Promise<BacktestRecord | null> {
     if (r.attempts >= MAX_ATTEMPTS) {
-      const failed = await store.backtests.transition(id, ['running'], {
-        status: 'failed',
-        error: { code: 'INTERRUPTED', message: `The run was interrupted ${r.attempts} times (server restart or crash); giving up` },
-        finishedAt: clock.now().toISOString(),
-      });
-      if (failed) events.publish(`backtest:${id}:progress`, toProgressEvent(failed));
+      await giveUp(r);
       return null;
     }
     return store.backtests.transition(id, ['running'], { progress: 0, processedBars: 0, startedAt: clock.now().toISOString() });
@@ -226,6 +239,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
           await tx.backtests.saveResult(result);
           await tx.backtests.saveLogs(record.id, logs);
         },
+        output.metrics as unknown as Record<string, unknown>,
       );
       if (!done) await meterStopped(record, output.computeMs, logs); // cancelled as it completed
     } catch (error) {
@@ -263,12 +277,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
         }
         if (r.status === 'running') {
           if (r.attempts >= MAX_ATTEMPTS) {
-            const failed = await store.backtests.transition(r.id, ['running'], {
-              status: 'failed',
-              error: { code: 'INTERRUPTED', message: `The run was interrupted ${r.attempts} times (server restart or crash); giving up` },
-              finishedAt: clock.now().toISOString(),
-            });
-            if (failed) events.publish(`backtest:${r.id}:progress`, toProgressEvent(failed));
+            await giveUp(r);
             continue;
           }
           if (!(await store.backtests.transition(r.id, ['running'], { status: 'queued', progress: 0, processedBars: 0 }))) continue;

@@ -24,6 +24,7 @@ import { OPTIMIZATION_JOB } from './optimization-service.js';
 import { type OptimizationPlan, planOptimization, trialParams } from './optimization-plan.js';
 import { buildOptimizationResults, type FoldTest, withoutPerSymbol } from './optimization-results.js';
 import { optimizationProgressChannel, toOptimizationProgressEvent } from './optimization-views.js';
+import { recordOptimizationEnd } from '../notifications/run-events.js';
 
 export type OptimizationWorkerDeps = StrategyRunnerDep & {
   store: Store;
@@ -95,6 +96,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
    * Moves a running optimization to its end (`patch`), meters the CPU not metered yet
    * (`pendingMs`) and writes what it leaves (`keep`), in one transaction: only the call that makes
    * the move writes and meters, so an end is metered once, and a crash leaves all of it or none.
+   * Its notification (`optimization.completed` or `.failed`) is written in the same transaction.
    * Publishes the end; answers the record after, or null when it was no longer running.
    */
   async function finish(
@@ -111,6 +113,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
       if (!moved) return null;
       await keep?.(tx);
       if (metered > 0) await deps.onCompute?.(userId, metered, tx);
+      await recordOptimizationEnd(tx, moved);
       return moved;
     });
     if (done) publish(done);
