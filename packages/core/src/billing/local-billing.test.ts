@@ -28,11 +28,11 @@ describe('plans and periods', () => {
       tier: 'free',
       name: 'Free',
       priceUsdCents: 0,
-      limits: { deployments: 1, backtests: 50, computeSeconds: 1_800, trialsPerOptimization: 1_000 },
+      limits: { deployments: 1, backtests: 50, computeSeconds: 1_800, trialsPerOptimization: 1_000, notificationChannels: 3 },
     });
     expect(PLANS.pro.priceUsdCents).toBe(2_900);
     expect(PLANS.team.priceUsdCents).toBe(9_900);
-    for (const key of ['deployments', 'backtests', 'computeSeconds'] as const) {
+    for (const key of ['deployments', 'backtests', 'computeSeconds', 'notificationChannels'] as const) {
       expect(PLANS.free.limits[key]).toBeLessThan(PLANS.pro.limits[key]);
       expect(PLANS.pro.limits[key]).toBeLessThan(PLANS.team.limits[key]);
     }
