@@ -7,6 +7,7 @@ import type { PurchaseRecord, Store } from '../ports/store.js';
 import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { toPurchaseView, type PurchaseView } from './marketplace-views.js';
+import { recordListingPurchased } from './marketplace-events.js';
 
 export interface PurchaseServiceDeps {
   store: Store;
@@ -31,6 +32,8 @@ function alreadyBought(existing: PurchaseRecord): StratboxError {
  * `licences.ts`).
  *
  * - A free listing is bought at once (`completed`).
+ * - A purchase that completes tells the seller (`listing.purchased`, without naming the buyer),
+ *   in the transaction that completes it.
  * - A paid listing goes through the billing provider: the checkout is created first, with the
  *   new purchase's id as idempotency key; only when it exists is the purchase stored, `pending`
  *   until the provider confirms the payment (Stripe: `checkout.session.completed` webhook) or
@@ -49,8 +52,11 @@ export function createPurchaseService({ store, clock, logger, provider, events }
         completedAt: now,
         updatedAt: now,
       });
-      if (updated) await tx.listings.incrementPurchaseCount(updated.listingId);
-      else logger.warn('Payment confirmed for an unknown or already completed purchase', { eventId: event.id, purchaseId: event.data.purchaseId });
+      if (updated) {
+        await tx.listings.incrementPurchaseCount(updated.listingId);
+        const listing = await tx.listings.findById(updated.listingId);
+        if (listing) await recordListingPurchased(tx, listing, updated, now);
+      } else logger.warn('Payment confirmed for an unknown or already completed purchase', { eventId: event.id, purchaseId: event.data.purchaseId });
     },
     'purchase.failed': async (tx, event) => {
       const now = clock.now().toISOString();
@@ -106,7 +112,10 @@ export function createPurchaseService({ store, clock, logger, provider, events }
           const winner = await tx.purchases.findByListing(userId, listingId);
           throw winner ? alreadyBought(winner) : new StratboxError('CONFLICT', `You already bought listing ${listingId}`);
         }
-        if (record.status === 'completed') await tx.listings.incrementPurchaseCount(listingId);
+        if (record.status === 'completed') {
+          await tx.listings.incrementPurchaseCount(listingId);
+          await recordListingPurchased(tx, listing, record, now);
+        }
       });
       return toPurchaseView(record);
     },

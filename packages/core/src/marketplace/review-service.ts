@@ -7,6 +7,7 @@ import { paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { toReviewView, type ReviewView } from './marketplace-views.js';
 import { parseInput } from '../util/validate.js';
+import { recordReviewCreated } from './marketplace-events.js';
 
 export interface ReviewServiceDeps {
   store: Store;
@@ -20,7 +21,7 @@ export type ReviewService = ReturnType<typeof createReviewService>;
  * second review is 409; edit it with PUT instead); the seller and other users get 403. A review
  * is edited only by its author (anyone else: 404). The listing's review count and average
  * rating change in the same transaction as the review, with atomic increments, so they always
- * agree with the reviews. Text is stored and returned exactly as given; clients must escape it.
+ * agree with the reviews; the seller is told (`review.created`) in that transaction too. Text is stored and returned exactly as given; clients must escape it.
  */
 export function createReviewService({ store, clock }: ReviewServiceDeps) {
   async function listedListing(listingId: string) {
@@ -62,6 +63,7 @@ export function createReviewService({ store, clock }: ReviewServiceDeps) {
           );
         }
         await tx.listings.addRating(listingId, review.rating, 1);
+        await recordReviewCreated(tx, listing, review);
       });
       return toReviewView(review);
     },
