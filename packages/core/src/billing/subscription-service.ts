@@ -9,6 +9,7 @@ import type { Store, StoreRepositories, SubscriptionRecord } from '../ports/stor
 import type { BillingEventHandlers, BillingEventProcessor } from './billing-events.js';
 import { ENTITLED_STATUSES, effectiveTier, type PaidTierName, type TierName } from './plans.js';
 import { parseInput } from '../util/validate.js';
+import { recordSubscriptionChange } from './billing-notifications.js';
 
 export interface SubscriptionServiceDeps {
   store: Store;
@@ -52,6 +53,7 @@ export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
  *   not know this subscription yet (renewal date unknown until its first subscription event);
  *   the subscription's own events, whenever they arrive, take precedence over it.
  * - Event ids are processed once (see `createBillingEventProcessor`).
+ * - A stored change of tier or status writes `subscription.changed` in the event's transaction.
  *
  * Limits follow `effectiveTier`: `active`, `trialing`, `past_due` keep the tier, any other
  * status is the free plan.
@@ -67,6 +69,12 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
     return userId;
   }
 
+  /** `subscription.changed` when the event just stored changed the tier or status (in the event's transaction, once per event id). */
+  async function tellChange(tx: StoreRepositories, before: SubscriptionRecord | null, userId: string, eventId: string) {
+    const after = await tx.subscriptions.findByUser(userId);
+    if (after) await recordSubscriptionChange(tx, before, after, { provider: provider.name, eventId }, clock.now().toISOString());
+  }
+
   const handlers: BillingEventHandlers = {
     'subscription.updated': async (tx, event) => {
       const state: SubscriptionState = event.data;
@@ -80,7 +88,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         logger.info('Event of an ended subscription ignored: the user has a newer one', { eventId: event.id });
         return;
       }
-      await tx.subscriptions.putIfNotOlder({
+      const written = await tx.subscriptions.putIfNotOlder({
         userId,
         provider: provider.name,
         subscriptionId: state.subscriptionId,
@@ -93,6 +101,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         eventCreatedAt: event.created,
         updatedAt: clock.now().toISOString(),
       });
+      if (written) await tellChange(tx, current, userId, event.id);
     },
 
     'subscription.checkout_completed': async (tx, event) => {
@@ -106,7 +115,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
       // The subscription's own events are authoritative; this only fills the gap until they come.
       if (current && current.subscriptionId === data.subscriptionId) return;
       if (current && isEntitled(current.status) && current.eventCreatedAt > event.created) return;
-      await tx.subscriptions.putIfNotOlder({
+      const written = await tx.subscriptions.putIfNotOlder({
         userId,
         provider: provider.name,
         subscriptionId: data.subscriptionId,
@@ -120,6 +129,7 @@ export function createSubscriptionService(deps: SubscriptionServiceDeps) {
         eventCreatedAt: current?.eventCreatedAt ?? EPOCH,
         updatedAt: clock.now().toISOString(),
       });
+      if (written) await tellChange(tx, current, userId, event.id);
     },
   };
   events.register(handlers);

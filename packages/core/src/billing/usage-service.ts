@@ -6,6 +6,7 @@ import type { Logger } from '../ports/logger.js';
 import type { Store, StoreRepositories, SubscriptionRecord, UsagePeriod } from '../ports/store.js';
 import { periodContaining, calendarMonth } from './periods.js';
 import { ENTITLED_STATUSES, effectiveTier, type Plan, type PlanTable, type TierName } from './plans.js';
+import { recordUsageCrossings } from './billing-notifications.js';
 
 export interface UsageServiceDeps {
   store: Store;
@@ -53,7 +54,9 @@ export type UsageService = ReturnType<typeof createUsageService>;
  * - `compute`: CPU-seconds of sandboxed execution in the period (`addCompute` after each run);
  * - `deployments`: deployments active now (counted from the Store, not per period).
  * The period is the subscription's current period while a paid tier applies, else the calendar
- * month in UTC; a new period starts from zero.
+ * month in UTC; a new period starts from zero. An increment that passes 80 % of a period's
+ * `compute` or `backtests` limit writes `usage.limit_near`, one that reaches it
+ * `usage.limit_reached`, in its transaction, once per counter and period.
  */
 export function createUsageService({ store, clock, logger, plans }: UsageServiceDeps) {
   function contextOf(record: SubscriptionRecord | null, now: Date): UsageContext {
@@ -68,6 +71,28 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
   }
 
   const computeLimitMs = (plan: Plan) => plan.limits.computeSeconds * 1000;
+
+  /** One backtest reserved (see `reserveBacktest`), with its 80 % / 100 % notification in the same transaction; the row after, or null if refused. */
+  function reserve(userId: string, ctx: UsageContext, limits: { backtests: number; computeMs: number }) {
+    return store.transaction(async (tx) => {
+      const now = clock.now().toISOString();
+      const row = await tx.usageCounters.reserveBacktest(userId, ctx.period, limits, now);
+      if (row) {
+        const shown = (value: number) => value;
+        await recordUsageCrossings(tx, {
+          userId,
+          counter: 'backtests',
+          before: row.backtests - 1,
+          after: row.backtests,
+          limit: limits.backtests,
+          shown,
+          periodStart: ctx.period.start,
+          at: now,
+        });
+      }
+      return row;
+    });
+  }
 
   return {
     context,
@@ -93,8 +118,7 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
     async reserveBacktest(userId: string): Promise<void> {
       const ctx = await context(userId);
       const limits = { backtests: ctx.plan.limits.backtests, computeMs: computeLimitMs(ctx.plan) };
-      const reserved =
-        limits.backtests > 0 && limits.computeMs > 0 ? await store.usageCounters.reserveBacktest(userId, ctx.period, limits, clock.now().toISOString()) : null;
+      const reserved = limits.backtests > 0 && limits.computeMs > 0 ? await reserve(userId, ctx, limits) : null;
       if (reserved) return;
       const row = await store.usageCounters.find(userId, ctx.period.start);
       const backtests = row?.backtests ?? 0;
@@ -102,7 +126,7 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
       if (backtests >= limits.backtests) throw planLimitExceeded('backtests', backtests, limits.backtests, ctx.tier);
       if (computeMs >= limits.computeMs) throw planLimitExceeded('compute', Math.floor(computeMs / 1000), ctx.plan.limits.computeSeconds, ctx.tier);
       // Refused a moment ago but there is room now (a release in between): try once more.
-      const retried = await store.usageCounters.reserveBacktest(userId, ctx.period, limits, clock.now().toISOString());
+      const retried = await reserve(userId, ctx, limits);
       if (!retried) throw planLimitExceeded('backtests', limits.backtests, limits.backtests, ctx.tier);
     },
 
@@ -119,9 +143,26 @@ export function createUsageService({ store, clock, logger, plans }: UsageService
      */
     async addCompute(userId: string, computeMs: number, repos: StoreRepositories = store): Promise<void> {
       if (!Number.isFinite(computeMs) || computeMs <= 0) return;
-      const ctx = await context(userId, repos);
+      const ms = Math.ceil(computeMs);
+      const meter = async (tx: StoreRepositories) => {
+        const ctx = await context(userId, tx);
+        const now = clock.now().toISOString();
+        await tx.usageCounters.addComputeMs(userId, ctx.period, ms, now);
+        const after = (await tx.usageCounters.find(userId, ctx.period.start))?.computeMs ?? ms;
+        await recordUsageCrossings(tx, {
+          userId,
+          counter: 'compute',
+          before: after - ms,
+          after,
+          limit: computeLimitMs(ctx.plan),
+          shown: (value) => Math.floor(value / 1000),
+          periodStart: ctx.period.start,
+          at: now,
+        });
+      };
       try {
-        await repos.usageCounters.addComputeMs(userId, ctx.period, Math.ceil(computeMs), clock.now().toISOString());
+        // In the caller's transaction when given one; else in one of its own, so the counter and its notification go together.
+        await (repos === store ? store.transaction(meter) : meter(repos));
       } catch (error) {
         logger?.error('Could not meter compute', { userId, computeMs, error: error instanceof Error ? error.message : String(error) });
         throw error;
