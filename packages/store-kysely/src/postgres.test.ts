@@ -121,6 +121,9 @@ describePostgres('kysely postgres', () => {
           'listing_tags',
           'listings',
           'local_invoices',
+          'notification_channels',
+          'notification_deliveries',
+          'notification_events',
           'optimization_results',
           'optimization_trials',
           'optimizations',
@@ -152,6 +155,7 @@ describePostgres('kysely postgres', () => {
           { name: '0013-deployment-risk-state' },
           { name: '0014-deployment-accepted-positions' },
           { name: '0015-deployment-leverage' },
+          { name: '0016-notifications' },
         ]);
       } finally {
         await client.end();

@@ -38,6 +38,10 @@ export interface Database {
   orders: OrdersTable;
   // Paper accounts (migration 0007)
   paper_accounts: PaperAccountsTable;
+  // Notifications (migration 0016)
+  notification_channels: NotificationChannelsTable;
+  notification_events: NotificationEventsTable;
+  notification_deliveries: NotificationDeliveriesTable;
 }
 
 export interface PaperAccountsTable {
@@ -427,4 +431,62 @@ export interface LocalInvoicesTable {
   hosted_url: string | null;
   pdf_url: string | null;
   created_at: string;
+}
+
+export interface NotificationChannelsTable {
+  id: string;
+  user_id: string;
+  kind: string;
+  label: string;
+  /** The event filter as JSON text (`["*"]` or a list of types). */
+  events: string;
+  min_severity: string;
+  /** 'active' or 'paused'. */
+  status: string;
+  paused_reason: string | null;
+  target: string;
+  /** BLOB on SQLite, bytea on PostgreSQL. Read back as a Buffer. */
+  secrets: Uint8Array;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationEventsTable {
+  id: string;
+  user_id: string;
+  type: string;
+  severity: string;
+  time: string;
+  subject_kind: string;
+  subject_id: string;
+  summary: string;
+  /** The event's data as JSON text. */
+  data: string;
+  only_channel_id: string | null;
+  except_channel_id: string | null;
+  dispatched_at: string | null;
+  created_at: string;
+}
+
+export interface NotificationDeliveriesTable {
+  id: string;
+  user_id: string;
+  channel_id: string;
+  event_id: string;
+  event_type: string;
+  flood_key: string;
+  /** Unique; null on a delivery of one event, unique with (channel_id, event_id) then. */
+  digest_key: string | null;
+  event_count: number;
+  last_event_id: string;
+  /** 'pending', 'delivered' or 'failed'. */
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
 }

@@ -78,6 +78,7 @@ describe('kysely sqlite file', () => {
       '0013-deployment-risk-state',
       '0014-deployment-accepted-positions',
       '0015-deployment-leverage',
+      '0016-notifications',
     ]);
     await first.close();
 

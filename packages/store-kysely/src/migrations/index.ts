@@ -15,6 +15,7 @@ import { deploymentSafetyMigration } from './0012-deployment-safety.js';
 import { deploymentRiskStateMigration } from './0013-deployment-risk-state.js';
 import { deploymentAcceptedPositionsMigration } from './0014-deployment-accepted-positions.js';
 import { deploymentLeverageMigration } from './0015-deployment-leverage.js';
+import { notificationsMigration } from './0016-notifications.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -39,6 +40,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0013-deployment-risk-state': deploymentRiskStateMigration(dialect),
         '0014-deployment-accepted-positions': deploymentAcceptedPositionsMigration(dialect),
         '0015-deployment-leverage': deploymentLeverageMigration(dialect),
+        '0016-notifications': notificationsMigration(dialect),
       };
     },
   };

@@ -15,6 +15,9 @@ import {
   createUsageCounterRepository,
 } from './billing.js';
 import { createListingRepository } from './listings.js';
+import { createNotificationChannelRepository } from './notification-channels.js';
+import { createNotificationDeliveryRepository } from './notification-deliveries.js';
+import { createNotificationEventRepository } from './notification-events.js';
 import { createOptimizationRepository } from './optimizations.js';
 import { createPurchaseRepository } from './purchases.js';
 import { createReviewRepository } from './reviews.js';
@@ -46,5 +49,9 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     processedEvents: createProcessedEventRepository(context),
     usageCounters: createUsageCounterRepository(context),
     localInvoices: createLocalInvoiceRepository(context),
+    // Notifications
+    notificationChannels: createNotificationChannelRepository(context),
+    notificationEvents: createNotificationEventRepository(context),
+    notificationDeliveries: createNotificationDeliveryRepository(context),
   };
 }
