@@ -266,6 +266,12 @@ export const envSchema = z.object({
   STRATBOX_NOTIFY_TIMEOUT_MS: int(100, 60_000).meta(
     doc('Timeout of one notification attempt, in ms (a node that dies mid-send leaves its delivery to another node after twice this plus 5 s).', '`10000`'),
   ),
+  STRATBOX_NOTIFY_RETRY_MS: int(100, 3_600_000).meta(
+    doc(
+      'Delay before the first retry of a failed notification delivery, in ms; each later retry waits twice as long (±20 % jitter, at most 1 h), for a day.',
+      '`30000`',
+    ),
+  ),
   STRATBOX_TELEGRAM_API_BASE: url('https://api.telegram.org').meta(
     doc('The Telegram Bot API that Telegram channels send through.', '`https://api.telegram.org`'),
   ),

@@ -19,3 +19,6 @@ export { createFakeBinanceAccount, fakeServerTime, type FakeBinanceAccount, type
 export { fillPart, refuseStopOrders } from './fake-binance-order-faults.js';
 export { startFakeBinanceUserStream, type FakeUserStream } from './fake-binance-user-stream.js';
 export { FAKE_SPOT_SYMBOL, fillSpotOrder, startFakeBinanceSpot, type FakeBinanceSpot, type FakeSpotOrder } from './fake-binance-spot.js';
+export { startWebhookReceiver, webhookSignatureProblem, type ReceivedWebhook, type ReceiverAnswer, type WebhookReceiver } from './webhook-receiver.js';
+export { startFakeTelegramBotApi, type FakeTelegramBotApi, type FakeTelegramMessage } from './fake-telegram-bot-api.js';
+export { startFakeDiscordWebhook, type FakeDiscordWebhook, type FakeDiscordMessage } from './fake-discord-webhook.js';
