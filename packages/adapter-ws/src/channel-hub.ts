@@ -156,6 +156,8 @@ export class ChannelHub {
 
 /** The id of the record an event's data belongs to. */
 function recordIdOf(data: object): string {
+  // A notification event belongs to its user; its subject (a backtest...) is inside.
+  if ('userId' in data && 'subject' in data) return String(data.userId);
   if ('backtestId' in data) return String(data.backtestId);
   if ('optimizationId' in data) return String(data.optimizationId);
   return String((data as { deploymentId: string }).deploymentId);
