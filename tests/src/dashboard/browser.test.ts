@@ -9,3 +9,4 @@ import './dashboard-live.suite.js';
 import './dashboard-billing-compare.suite.js';
 import './dashboard-optimizations.suite.js';
 import './dashboard-a11y.suite.js';
+import './dashboard-notifications.suite.js';

@@ -9,7 +9,7 @@ import { useNotificationEvents } from './use-notification-events.js';
  * elsewhere closes it.
  */
 export function NotificationBell() {
-  const { events, unread, error, markRead } = useNotificationEvents();
+  const { events, unread, error, live, markRead } = useNotificationEvents();
   const [open, setOpen] = useState(false);
   const [readBefore, setReadBefore] = useState<Set<string>>(new Set());
   const root = useRef<HTMLDivElement>(null);
@@ -47,12 +47,27 @@ export function NotificationBell() {
       <button
         type="button"
         className="bell-button"
+        data-live={live}
+        title={live ? 'Notifications: new events show as they happen' : 'Notifications'}
         aria-expanded={open}
         aria-controls={`${id}-events`}
         aria-label={unread > 0 ? `Notifications, ${unread} unread` : 'Notifications'}
         onClick={toggle}
       >
-        <span aria-hidden="true">🔔</span>
+        <svg
+          aria-hidden="true"
+          width="18"
+          height="18"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+          strokeLinecap="round"
+          strokeLinejoin="round"
+        >
+          <path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9" />
+          <path d="M13.7 21a2 2 0 0 1-3.4 0" />
+        </svg>
         {unread > 0 ? (
           <span className="bell-count" data-testid="bell-count" aria-hidden="true">
             {unread > 99 ? '99+' : unread}

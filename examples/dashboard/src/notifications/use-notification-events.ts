@@ -17,6 +17,8 @@ export interface NotificationEvents {
   /** Events newer than the last time the bell was opened in this browser. */
   unread: number;
   error: ErrorView | null;
+  /** The channel is subscribed: new events show as they happen. */
+  live: boolean;
   /** Marks every shown event read. */
   markRead(): void;
 }
@@ -39,6 +41,7 @@ export function useNotificationEvents(): NotificationEvents {
   const [userId, setUserId] = useState<string | null>(null);
   const [until, setUntil] = useState<string | null>(null);
   const [error, setError] = useState<ErrorView | null>(null);
+  const [live, setLive] = useState(false);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -64,9 +67,17 @@ export function useNotificationEvents(): NotificationEvents {
 
   useEffect(() => {
     if (!userId) return;
-    return client.subscribe(userEventsChannel(userId), (event) => setEvents((shown) => merge(shown, [event])), {
-      onError: (caught) => setError(describeError(caught)),
+    const stop = client.subscribe(userEventsChannel(userId), (event) => setEvents((shown) => merge(shown, [event])), {
+      onSubscribed: () => setLive(true),
+      onError: (caught) => {
+        setLive(false);
+        setError(describeError(caught));
+      },
     });
+    return () => {
+      setLive(false);
+      stop();
+    };
   }, [client, userId]);
 
   const newest = events[0]?.time ?? null;
@@ -76,5 +87,5 @@ export function useNotificationEvents(): NotificationEvents {
     setUntil(readUntil(userId));
   }, [userId, newest]);
 
-  return { events, unread: userId ? countUnread(events, until) : 0, error, markRead };
+  return { events, unread: userId ? countUnread(events, until) : 0, error, live, markRead };
 }
