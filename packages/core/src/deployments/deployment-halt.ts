@@ -5,11 +5,13 @@ import type { Logger } from '../ports/logger.js';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import { isOpen, type OrderSync } from './order-sync.js';
+import { recordDeploymentHalted } from './deployment-events.js';
 
 /*
  * Halting a deployment, the one path for every reason (a breached risk limit, a position that
  * reconciliation cannot explain): it moves `starting`/`running` to `halted` by compare-and-set
- * with the reason recorded (`halt`), logs it with its figures, then cancels the orders it does
+ * with the reason recorded (`halt`) and the `deployment.halted` notification in the same
+ * transaction, logs it with its figures, then cancels the orders it does
  * not keep and, when asked to flatten, closes the positions with reduce-only market orders.
  * Every order change goes out on `deployment:<id>:orders` as usual. There is no status channel:
  * the record (`GET /api/deployments/:id`) and the log carry the halt.
@@ -54,7 +56,11 @@ export async function haltDeployment(
   actions: HaltActions,
 ): Promise<HaltOutcome | null> {
   const { store, log, sync } = deps;
-  const halted = await store.deployments.transition(deployment.id, ['starting', 'running'], { status: 'halted', halt, updatedAt: halt.at });
+  const halted = await store.transaction(async (tx) => {
+    const moved = await tx.deployments.transition(deployment.id, ['starting', 'running'], { status: 'halted', halt, updatedAt: halt.at });
+    if (moved) await recordDeploymentHalted(tx, moved, halt);
+    return moved;
+  });
   if (!halted) return null;
   deps.logger.warn('deployment halted', { deploymentId: deployment.id, reason: halt.reason, value: halt.value, limit: halt.limit });
   await log.write(halted, 'warn', `${actions.headline}. Halted: ${actions.describe}`);

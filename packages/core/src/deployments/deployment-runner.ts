@@ -22,6 +22,8 @@ import { createReconciler, createReconcileSchedule } from './reconciler.js';
 import { partialFill } from './partial-fill.js';
 import { createProtectiveExits } from './protective-exit.js';
 import { startOrderStream, type OrderStream } from './order-stream.js';
+import { recordDeploymentStarted } from './deployment-events.js';
+import { createHeartbeatWatch, type HeartbeatWatch } from './heartbeat-watch.js';
 
 /*
  * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
@@ -120,6 +122,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   let feed: ClosedCandleFeed | null = null;
   let step = 0;
   let halted = false;
+  /** The dead-man alert (heartbeat-watch.ts), from the moment it runs. */
+  let heartbeat: HeartbeatWatch | null = null;
   /** The risk limits' guard of this run (null: no limits), and whether a breach halted the deployment: nothing more goes to the strategy. */
   let guard: RiskGuard | null = null;
   let breached = false;
@@ -581,6 +585,49 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     for (const s of deployment.symbols) lastTime.set(s, upTo);
   }
 
+  /** One poll (see the file's comment): a failure that must end the deployment, else null. */
+  async function poll(session: LiveSandboxSession, feed: ClosedCandleFeed): Promise<DeploymentFailure | null> {
+    try {
+      await syncOrders();
+      await deliverHeldBack();
+      await sendDeferredExits();
+      // After the account is read each cycle, and below before each candle: a breached limit halts the deployment.
+      if (watchesAccount() && (await checkRisk(await accountState()))) return null;
+      if (reconcileSchedule.due(nowMs())) {
+        // Continuous reconciliation (reconciler.ts): orders the strategy must hear of go to onOrder; a halt ends the cycle.
+        const run = await reconciler.run(deployment, gateway(), { stream: stream ? stream.state : 'none' });
+        reconcileSchedule.ran(nowMs());
+        deployment = run.deployment;
+        for (const order of run.changed) await deliver(order, 0);
+        if (run.halted) return null;
+      }
+      const upTo = feed.lastClosedOpenTime(nowMs());
+      const behind = deployment.symbols.some((s) => (lastTime.get(s) ?? upTo) < upTo);
+      if (behind) {
+        const candles = await feed.between((s) => lastTime.get(s) ?? upTo, upTo);
+        for (const candle of candles) {
+          if (halted || breached) break;
+          lastClose.set(candle.symbol, candle.close);
+          // A candle more than a period late (a slow cycle, a paused process) only feeds the indicators.
+          if (candle.time < upTo - step) await session.history([candle]);
+          else {
+            const state = await accountState();
+            if (await checkRisk(state)) break;
+            const result = await session.candle(candle, state);
+            lastTime.set(candle.symbol, candle.time);
+            heartbeat?.processed(candle.time);
+            await apply(result, 0);
+          }
+          lastTime.set(candle.symbol, candle.time);
+        }
+      }
+      failures = 0;
+      return null;
+    } catch (error) {
+      return classify(error);
+    }
+  }
+
   return {
     get deployment() {
       return deployment;
@@ -631,13 +678,20 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         stream = openOrderStream();
         const now = clock.now().toISOString();
         if (!resumed) {
-          const running = await store.deployments.transition(deployment.id, ['starting'], { status: 'running', startedAt: now, updatedAt: now, error: null });
+          const running = await store.transaction(async (tx) => {
+            const moved = await tx.deployments.transition(deployment.id, ['starting'], { status: 'running', startedAt: now, updatedAt: now, error: null });
+            if (moved) await recordDeploymentStarted(tx, moved, now);
+            return moved;
+          });
           if (!running) {
             await this.halt();
             return null;
           }
           deployment = running;
+        } else {
+          await recordDeploymentStarted(store, deployment, now, true);
         }
+        heartbeat = createHeartbeatWatch({ store, deployment, timeframe, stepMs: step, startedAtMs: Date.parse(now) });
         await log.write(
           deployment,
           'info',
@@ -665,44 +719,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
 
     async cycle() {
       if (halted || !session || !feed) return null;
-      try {
-        await syncOrders();
-        await deliverHeldBack();
-        await sendDeferredExits();
-        // After the account is read each cycle, and below before each candle: a breached limit halts the deployment.
-        if (watchesAccount() && (await checkRisk(await accountState()))) return null;
-        if (reconcileSchedule.due(nowMs())) {
-          // Continuous reconciliation (reconciler.ts): orders the strategy must hear of go to onOrder; a halt ends the cycle.
-          const run = await reconciler.run(deployment, gateway(), { stream: stream ? stream.state : 'none' });
-          reconcileSchedule.ran(nowMs());
-          deployment = run.deployment;
-          for (const order of run.changed) await deliver(order, 0);
-          if (run.halted) return null;
-        }
-        const upTo = feed.lastClosedOpenTime(nowMs());
-        const behind = deployment.symbols.some((s) => (lastTime.get(s) ?? upTo) < upTo);
-        if (behind) {
-          const candles = await feed.between((s) => lastTime.get(s) ?? upTo, upTo);
-          for (const candle of candles) {
-            if (halted || breached) break;
-            lastClose.set(candle.symbol, candle.close);
-            // A candle more than a period late (a slow cycle, a paused process) only feeds the indicators.
-            if (candle.time < upTo - step) await session.history([candle]);
-            else {
-              const state = await accountState();
-              if (await checkRisk(state)) break;
-              const result = await session.candle(candle, state);
-              lastTime.set(candle.symbol, candle.time);
-              await apply(result, 0);
-            }
-            lastTime.set(candle.symbol, candle.time);
-          }
-        }
-        failures = 0;
-        return null;
-      } catch (error) {
-        return classify(error);
-      }
+      const failure = await poll(session, feed);
+      // The dead-man alert, whatever this poll met (an exchange error, a wait, no new candle).
+      if (!halted)
+        await heartbeat?.check(nowMs()).catch((error: unknown) => log.write(deployment, 'warn', `Could not record a missed heartbeat: ${message(error)}`));
+      return failure;
     },
 
     async halt() {

@@ -5,13 +5,15 @@ import type { DeploymentLeases } from './deployment-leases.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
 import type { DeploymentFailure, DeploymentRunner, LeasedGateway } from './deployment-runner.js';
 import type { OrderSync } from './order-sync.js';
+import { recordDeploymentFailed, recordDeploymentStopped } from './deployment-events.js';
 
 /*
  * How a deployment ends in the process that runs it: the stop a user asked for (cancel the open
  * orders, close the positions with reduce-only market orders, then `stopped`, or `failed` with
  * `STOP_FAILED` when the exchange would not let it finish), and the failure of a running one
  * (cancel its open orders, leave its positions, then `failed` with the runner's reason). Both run
- * under the deployment's lock (the caller takes it), move the status by compare-and-set, and
+ * under the deployment's lock (the caller takes it), move the status by compare-and-set (with the
+ * `deployment.stopped` or `deployment.failed` notification in the same transaction), and
  * release the deployment's lease at the end.
  */
 
@@ -63,11 +65,15 @@ export function createDeploymentStopFlow(deps: DeploymentStopDeps): DeploymentSt
       }
       await runner?.halt();
       const time = now();
-      const failed = await store.deployments.transition(deployment.id, ['starting', 'running'], {
-        status: 'failed',
-        error: failure,
-        stoppedAt: time,
-        updatedAt: time,
+      const failed = await store.transaction(async (tx) => {
+        const moved = await tx.deployments.transition(deployment.id, ['starting', 'running'], {
+          status: 'failed',
+          error: failure,
+          stoppedAt: time,
+          updatedAt: time,
+        });
+        if (moved) await recordDeploymentFailed(tx, moved, failure, time);
+        return moved;
       });
       if (failed) await log.write(deployment, 'error', `Deployment failed (${failure.code}): ${failure.message}`);
       await leases.release(deployment.id);
@@ -97,18 +103,22 @@ export function createDeploymentStopFlow(deps: DeploymentStopDeps): DeploymentSt
         if (open.length > 0) throw new Error(`${open.length} closing order(s) did not fill: ${open.map((o) => `${o.id} ${o.status}`).join(', ')}`);
         await runner?.halt();
         const time = now();
-        const stopped = await store.deployments.transition(deployment.id, ['stopping'], { status: 'stopped', stoppedAt: time, updatedAt: time });
+        const stopped = await store.transaction(async (tx) => {
+          const moved = await tx.deployments.transition(deployment.id, ['stopping'], { status: 'stopped', stoppedAt: time, updatedAt: time });
+          if (moved) await recordDeploymentStopped(tx, moved, time, closing.length);
+          return moved;
+        });
         if (stopped) await log.write(deployment, 'info', `Deployment stopped (${closing.length} position(s) closed)`);
         await leases.release(deployment.id);
       } catch (error) {
         await runner?.halt();
         const text = error instanceof Error ? error.message : String(error);
         const time = now();
-        const failed = await store.deployments.transition(deployment.id, ['stopping'], {
-          status: 'failed',
-          error: { code: 'STOP_FAILED', message: `The deployment could not be stopped cleanly: ${text}` },
-          stoppedAt: time,
-          updatedAt: time,
+        const failure = { code: 'STOP_FAILED', message: `The deployment could not be stopped cleanly: ${text}` };
+        const failed = await store.transaction(async (tx) => {
+          const moved = await tx.deployments.transition(deployment.id, ['stopping'], { status: 'failed', error: failure, stoppedAt: time, updatedAt: time });
+          if (moved) await recordDeploymentFailed(tx, moved, failure, time);
+          return moved;
         });
         if (failed) await log.write(deployment, 'error', `Stop failed: ${text}. Stop again to retry.`);
         await leases.release(deployment.id);

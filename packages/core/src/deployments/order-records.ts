@@ -3,6 +3,7 @@ import type { ExchangeOrder } from '../ports/exchange-gateway.js';
 import { OPEN_ORDER_STATUSES, type OrderRecord, type Store } from '../ports/store.js';
 import { newId } from '../util/ids.js';
 import { clientOrderPrefix, newClientOrderId } from '../exchanges/client-order-id.js';
+import { recordOrderFilled } from './deployment-events.js';
 
 /*
  * A deployment's order records in the Store, as write-ahead placement keeps them: an order is
@@ -31,8 +32,9 @@ export interface OrderRecords {
   insertPending(input: NewOrderInput): Promise<OrderRecord>;
   /**
    * Records the exchange's view of an order (exchange id, status, filled quantity, average price,
-   * fee) while it is in an open status; a final status is never overwritten. Returns the record
-   * as stored afterwards.
+   * fee) while it is in an open status; a final status is never overwritten. The update that
+   * fills it writes `deployment.order.filled` in the same transaction. Returns the record as
+   * stored afterwards.
    */
   recordSeen(order: OrderRecord, seen: ExchangeOrder): Promise<OrderRecord>;
   /** Marks a `pending` order `rejected` (the exchange refused it, or never saw it); any other status is left as it is. */
@@ -69,18 +71,23 @@ export function createOrderRecords({ store, clock }: { store: Store; clock: Cloc
     },
 
     async recordSeen(order, seen) {
-      const updated = await store.orders.update(
-        order.id,
-        {
-          exchangeOrderId: seen.exchangeOrderId,
-          status: seen.status,
-          filledQuantity: seen.filledQuantity,
-          averagePrice: seen.averagePrice,
-          fee: seen.fee,
-          updatedAt: now(),
-        },
-        { expectedStatus: OPEN_ORDER_STATUSES },
-      );
+      const patch = {
+        exchangeOrderId: seen.exchangeOrderId,
+        status: seen.status,
+        filledQuantity: seen.filledQuantity,
+        averagePrice: seen.averagePrice,
+        fee: seen.fee,
+        updatedAt: now(),
+      };
+      const updated =
+        seen.status === 'filled'
+          ? // Only the update that moves it from an open status to filled (the compare-and-set) tells the owner.
+            await store.transaction(async (tx) => {
+              const after = await tx.orders.update(order.id, patch, { expectedStatus: OPEN_ORDER_STATUSES });
+              if (after) await recordOrderFilled(tx, after);
+              return after;
+            })
+          : await store.orders.update(order.id, patch, { expectedStatus: OPEN_ORDER_STATUSES });
       return updated ?? (await store.orders.findById(order.userId, order.id)) ?? order;
     },
 
