@@ -3,7 +3,7 @@ import { NOTIFICATION_EVENT_CATALOGUE } from '@stratbox/contract';
 import { createBillingServices } from '../billing/create-billing-services.js';
 import { createLocalBillingProvider, type LocalBillingProvider } from '../billing/local-billing-provider.js';
 import { createMarketplaceServices } from '../marketplace/create-marketplace-services.js';
-import type { BillingEvent } from '../ports/billing-provider.js';
+import type { BillingEvent, SubscriptionEventStatus } from '../ports/billing-provider.js';
 import type { Clock } from '../ports/clock.js';
 import { createSilentLogger } from '../ports/logger.js';
 import type { NotificationEventRecord, Store } from '../ports/store.js';
@@ -172,7 +172,7 @@ describe('billing events', () => {
     expect(parsed(first[0]!)).toEqual({ tier: 'pro', status: 'active', previousTier: null, previousStatus: null });
 
     const record = (await store.subscriptions.findByUser(userId))!;
-    const update = (id: string, created: string, status: string, cancelAtPeriodEnd = false): BillingEvent => ({
+    const update = (id: string, created: string, status: SubscriptionEventStatus, cancelAtPeriodEnd = false): BillingEvent => ({
       id,
       created,
       type: 'subscription.updated',
