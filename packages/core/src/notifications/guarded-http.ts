@@ -101,7 +101,7 @@ interface Target {
   addresses: ResolvedAddress[];
 }
 
-const defaultLookup: HostResolver = async (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+const defaultLookup: HostResolver = async (hostname) => dnsLookup(hostname, { all: true });
 
 function describeRange(range: string): string {
   switch (range) {
