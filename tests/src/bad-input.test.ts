@@ -26,6 +26,8 @@ const VALID_BODIES: Partial<Record<RouteKey, Record<string, unknown>>> = {
   'marketplace.updateReview': { rating: 5, text: 't' },
   'billing.checkout': { tier: 'pro' },
   'billing.portal': {},
+  'notifications.create': { kind: 'webhook', label: 'l', url: 'https://hooks.example.com/stratbox' },
+  'notifications.update': { label: 'l' },
 };
 
 const PARAM_KIND: Record<string, keyof typeof ID_PREFIXES> = { reviewId: 'review' };
@@ -36,6 +38,7 @@ const KIND_BY_GROUP: Record<string, keyof typeof ID_PREFIXES> = {
   deployments: 'deployment',
   credentials: 'credential',
   marketplace: 'listing',
+  notifications: 'notificationChannel',
 };
 
 function pathFor(key: RouteKey, route: RouteDef, badId = false): string {

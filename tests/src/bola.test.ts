@@ -61,3 +61,61 @@ describe('strategies are scoped to their owner', () => {
     expect(error.message).toBe(`Strategy ${missing} not found`);
   });
 });
+
+/**
+ * The same for notification channels: user B, on every channel route with user A's channel, gets
+ * the 404 of a missing channel, sends nothing, and A's channel is unchanged.
+ */
+describe('notification channels are scoped to their owner', () => {
+  let service: TestService;
+  let alice: StratboxClient;
+  let bob: StratboxClient;
+  let id: string;
+
+  beforeAll(async () => {
+    service = await startTestService({ notifications: { allowHosts: ['127.0.0.1'] } });
+    alice = (await service.newUser('alice')).client;
+    bob = (await service.newUser('bob')).client;
+    // port 9 (discard): nothing listens, so a test send that did go out would fail and show in the log
+    id = (await alice.notifications.create({ body: { kind: 'webhook', label: 'alerts', url: 'http://127.0.0.1:9/hook' } })).id;
+    await bob.notifications.create({ body: { kind: 'webhook', label: 'bob own', url: 'http://127.0.0.1:9/bob' } });
+  });
+  afterAll(() => service.close());
+
+  async function notFoundMessage(call: Promise<unknown>): Promise<string> {
+    const error = await call.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(StratboxClientError);
+    expect((error as StratboxClientError).status).toBe(404);
+    expect((error as StratboxClientError).code).toBe('NOT_FOUND');
+    return (error as StratboxClientError).message;
+  }
+
+  const attempts: Record<string, () => Promise<unknown>> = {
+    'GET /api/notification-channels/:id': () => bob.notifications.get({ params: { id } }),
+    'PUT /api/notification-channels/:id (label)': () => bob.notifications.update({ params: { id }, body: { label: 'stolen' } }),
+    'PUT /api/notification-channels/:id (paused)': () => bob.notifications.update({ params: { id }, body: { paused: true } }),
+    'PUT /api/notification-channels/:id (url)': () => bob.notifications.update({ params: { id }, body: { url: 'http://127.0.0.1:9/stolen' } }),
+    'POST /api/notification-channels/:id/test': () => bob.notifications.test({ params: { id } }),
+    'GET /api/notification-channels/:id/deliveries': () => bob.notifications.deliveries({ params: { id } }),
+    'DELETE /api/notification-channels/:id': () => bob.notifications.delete({ params: { id } }),
+  };
+
+  for (const [route, attempt] of Object.entries(attempts)) {
+    it(`${route} by another user answers 404 and leaves the channel unchanged`, async () => {
+      const before = await alice.notifications.get({ params: { id } });
+      const missing = `nch_${'Q'.repeat(22)}`;
+      const message = await notFoundMessage(attempt());
+      expect(message).toBe((await notFoundMessage(bob.notifications.get({ params: { id: missing } }))).replace(missing, id));
+      expect(await alice.notifications.get({ params: { id } })).toEqual(before);
+      expect((await alice.notifications.deliveries({ params: { id } })).deliveries).toEqual([]);
+    });
+  }
+
+  it("GET /api/notification-channels never lists another user's channel", async () => {
+    const list = await bob.notifications.list();
+    expect(list.channels.map((c) => c.label)).toEqual(['bob own']);
+  });
+});
