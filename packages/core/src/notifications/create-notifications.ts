@@ -41,7 +41,8 @@ export function createNotifications({ store, clock, logger, events, secretBox, c
     clock,
     logger,
     secretBox,
-    sender: sender ?? createNotificationSender({ http, telegramApiBase: settings.telegramApiBase, clock }),
+    // Signatures carry the wall-clock time receivers check against, never a simulated service clock.
+    sender: sender ?? createNotificationSender({ http, telegramApiBase: settings.telegramApiBase }),
     settings,
   });
   const dispatcher = createNotificationDispatcher({ store, clock, logger, events, settings });

@@ -20,6 +20,7 @@ import type { NotificationSettings } from './notification-settings.js';
 import { toChannelView, toDeliveryView, toEventView } from './notification-views.js';
 import { recordNotificationEvent } from './record-event.js';
 import { newSigningSecret } from './webhook-signature.js';
+import { isDiscordWebhookUrl } from './discord-sender.js';
 
 type PageInput = { limit?: number | undefined; cursor?: string | undefined };
 
@@ -56,8 +57,8 @@ export function createNotificationService({ store, clock, secretBox, settings, c
   /** Checks a target the user gave (the URL of a webhook or a Discord webhook); a refused one is a 400 on `url`. */
   async function checkTarget(kind: NotificationChannelRecord['kind'], url: string | undefined): Promise<void> {
     if (url === undefined) return;
-    if (kind === 'discord' && !url.startsWith(settings.discordWebhookBase)) {
-      throw invalid('url', `A Discord webhook URL starts with ${settings.discordWebhookBase}`);
+    if (kind === 'discord' && !isDiscordWebhookUrl(url, settings.discordWebhookBase)) {
+      throw invalid('url', `A Discord webhook URL is ${settings.discordWebhookBase}<id>/<token>`);
     }
     try {
       await checkUrl(url);

@@ -227,6 +227,10 @@ describe('Telegram and Discord', () => {
     await expect(
       stratbox.notifications.create('usr_alice', { kind: 'discord', label: 'elsewhere', url: 'https://example.com/api/webhooks/1/x' }),
     ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    // under the base as text, elsewhere once the URL is resolved
+    await expect(
+      stratbox.notifications.create('usr_alice', { kind: 'discord', label: 'escape', url: `${discord.webhookBase}../../users/@me` }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
     await emitBacktestCompleted(stratbox, 'usr_alice');
     const [message] = await telegram.waitForMessages(1);
     expect(message).toMatchObject({ chatId: '-100123' });
