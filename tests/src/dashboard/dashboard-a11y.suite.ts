@@ -81,6 +81,18 @@ const PAGES: PageCheck[] = [
     ready: { selector: ['[data-testid="heatmap"]', '.trials-table tbody tr', '.folds-table'] },
   },
   { name: 'billing', path: () => '/billing', ready: { selector: '.usage-meters' } },
+  {
+    name: 'notifications, then the add-a-channel form with its event checkboxes and the bell open',
+    path: () => '/notifications',
+    ready: { selector: '.empty-state' },
+    reveal: async (page) => {
+      await page.getByRole('button', { name: 'Add channel' }).click();
+      await page.getByLabel('All events (including those added later)').uncheck();
+      await page.locator('.event-choices').waitFor();
+      await page.locator('.bell-button').click();
+      await page.locator('.bell-dropdown').waitFor();
+    },
+  },
   { name: 'deployments list', path: () => '/deployments', ready: { selector: 'tbody tr' } },
   {
     name: 'deployment (running, live orders), then its stop dialog',
