@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   notificationChannel: 'nch',
   notificationEvent: 'evt',
   notificationDelivery: 'ndl',
+  verificationRecord: 'vrf',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -51,3 +52,4 @@ export const OptimizationId = idSchema('optimization');
 export const NotificationChannelId = idSchema('notificationChannel');
 export const NotificationEventId = idSchema('notificationEvent');
 export const NotificationDeliveryId = idSchema('notificationDelivery');
+export const VerificationRecordId = idSchema('verificationRecord');

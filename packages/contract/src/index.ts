@@ -14,6 +14,7 @@ export * from './marketplace.js';
 export * from './billing.js';
 export * from './market-data.js';
 export * from './notifications.js';
+export * from './listing-records.js';
 export * from './ws.js';
 export * from './route.js';
 export * from './routes.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { NextCursor, PageQuery, Timestamp } from './common.js';
+import { MarketSymbol, NextCursor, PageQuery, Timeframe, Timestamp, queryInteger } from './common.js';
+import { EvidenceBadge, ListingRecordSummary, ListingSort } from './listing-records.js';
 import { ListingId, PurchaseId, ReviewId, StrategyId, UserId } from './ids.js';
 
 const Tag = z
@@ -17,6 +18,13 @@ export const CreateListingBody = z.strictObject({
   description: z.string().max(10_000).default(''),
   price: Price,
   tags: z.array(Tag).max(10).default([]),
+  symbols: z
+    .array(MarketSymbol)
+    .min(1)
+    .max(10)
+    .optional()
+    .meta({ description: "What the platform verifies it on (backtest and forward record); default BTC/USDT:USDT (LINEAR) or BTC/USDT (SPOT)" }),
+  timeframe: Timeframe.optional().meta({ description: "The verification's timeframe; default the strategy's declared one, else 1h" }),
 });
 
 export const UpdateListingBody = z
@@ -41,6 +49,7 @@ export const Listing = z.object({
   averageRating: z.number().nullable(),
   reviewCount: z.number().int(),
   purchaseCount: z.number().int(),
+  record: ListingRecordSummary.nullable().meta({ description: "The platform's verification of the listed version (GET /api/marketplace/:id/record for all of it)" }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -48,6 +57,9 @@ export const Listing = z.object({
 export const SearchListingsQuery = z.strictObject({
   search: z.string().max(200).optional().meta({ description: 'Case-insensitive match on name or description' }),
   tags: z.string().max(400).optional().meta({ description: 'Comma-separated tags; a listing must carry all of them' }),
+  sort: ListingSort.optional().meta({ description: 'newest (default), or by the verified record: forwardReturn, forwardSharpe, dsr, forwardDays (highest first)' }),
+  minBadge: EvidenceBadge.optional().meta({ description: 'Only listings whose evidence badge is at least this' }),
+  minForwardDays: queryInteger().min(0).max(100_000).optional().meta({ description: 'Only listings with at least this many forward days' }),
   ...PageQuery,
 });
 export const ListingList = z.object({ listings: z.array(Listing), nextCursor: NextCursor });

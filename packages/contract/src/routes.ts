@@ -11,6 +11,7 @@ import * as M from './marketplace.js';
 import * as Bi from './billing.js';
 import * as MD from './market-data.js';
 import * as N from './notifications.js';
+import * as LR from './listing-records.js';
 
 const strategyParams = idParams(StrategyId);
 const backtestParams = idParams(BacktestId);
@@ -233,6 +234,15 @@ export const routes = {
   'marketplace.get': defineRoute({
     method: 'GET', path: '/api/marketplace/:id', summary: 'One listing',
     params: listingParams, successStatus: 200, response: M.Listing, errors: ['NOT_FOUND'],
+  }),
+  'marketplace.record': defineRoute({
+    method: 'GET', path: '/api/marketplace/:id/record', summary: "A listing's verified record: platform backtest, forward record, search effort, badge, lineage",
+    description:
+      'Computed by the platform on the listed version and never editable by the seller: a platform backtest over the two years before listing ' +
+      '(default fees and slippage, funding on), a forward record on the paper account model from the moment of listing, the search effort ' +
+      '(backtests and optimization trials the seller ran first) as the Deflated Sharpe Ratio\'s number of trials, and the evidence badge. ' +
+      'Readable by anyone with the link, also after the listing is delisted; it never contains the source.',
+    params: listingParams, successStatus: 200, response: LR.ListingRecordDetail, errors: ['NOT_FOUND'],
   }),
   'marketplace.create': defineRoute({
     method: 'POST', path: '/api/marketplace', summary: 'Publish one of your strategies (pins its current version)',

@@ -12,10 +12,12 @@ import type {
 } from './store-marketplace-billing.js';
 import type { OptimizationRepository } from './store-optimizations.js';
 import type { NotificationChannelRepository, NotificationDeliveryRepository, NotificationEventRepository } from './store-notifications.js';
+import type { VerificationRecordRepository } from './store-verification.js';
 
 export * from './store-marketplace-billing.js';
 export * from './store-optimizations.js';
 export * from './store-notifications.js';
+export * from './store-verification.js';
 
 /*
  * The Store port: every repository core needs, plus transactions. Implementations:
@@ -634,6 +636,8 @@ export interface StoreRepositories {
   /** The outbox: events are written here in the transaction of the change that caused them. */
   notificationEvents: NotificationEventRepository;
   notificationDeliveries: NotificationDeliveryRepository;
+  // Verified listings (see store-verification.ts)
+  verificationRecords: VerificationRecordRepository;
 }
 
 export interface Store extends StoreRepositories {
