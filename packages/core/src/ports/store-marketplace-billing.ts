@@ -10,7 +10,8 @@
  * per (provider, webhook event id), one customer per (user, provider), one usage counter row
  * per (user, period).
  */
-import type { PageRequest } from './store.js';
+import type { ListingRecordSummary } from '@stratbox/contract';
+import type { ListPosition, PageRequest } from './store.js';
 
 /* ---------------------------------------------------------------------------------------- */
 /* Marketplace                                                                               */
@@ -37,6 +38,13 @@ export interface ListingRecord {
   status: ListingStatus;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The current verification record's summary (verified listings, store-verification.ts), which
+   * search sorts and filters by; set only by `setRecordSummary` (or given to `insert`). A Store
+   * returns it on every listing it reads, null when there is none; it is optional here so that
+   * listings written by hand still type-check.
+   */
+  recordSummary?: ListingRecordSummary | null;
 }
 
 export type ListingPatch = Partial<Pick<ListingRecord, 'name' | 'description' | 'price' | 'tags' | 'strategyVersion' | 'status' | 'updatedAt'>>;
@@ -50,6 +58,51 @@ export interface ListingSearch {
   text?: string;
   /** Lower-case tags; a listing must carry every one of them. */
   tags?: string[];
+  /**
+   * The order (default `newest`: createdAt desc, id desc). The record keys sort by the listing's
+   * `recordSummary` figure of that name, highest first; listings without a summary, or whose
+   * summary has no such figure (null), come last; ties (nulls included) by (createdAt desc,
+   * id desc).
+   */
+  sort?: ListingSearchSort;
+  /** Only listings whose summary's badge ranks at least this (`BADGE_RANK`: insufficient 0, emerging 1, established 2). A listing without a summary ranks 0. */
+  minBadgeRank?: number;
+  /** Only listings whose summary has at least this many forward days. A listing without a summary has 0. */
+  minForwardDays?: number;
+}
+
+/** Sort keys of listing search (the contract's `ListingSort`). */
+export type ListingSearchSort = 'newest' | 'forwardReturn' | 'forwardSharpe' | 'dsr' | 'forwardDays';
+
+/**
+ * A position in a search's order: rows strictly after it are returned. For a sort by a record
+ * key it carries `value`, the sort value of the last row read (`listingSortValue`, null when
+ * that row had none); an absent `value` is taken as null. For `newest` it is ignored.
+ */
+export interface ListingSearchPosition extends ListPosition {
+  value?: number | null;
+}
+
+/** A page of a listing search: at most `limit` rows strictly after `after`. */
+export interface ListingSearchPage {
+  limit: number;
+  after?: ListingSearchPosition;
+}
+
+/** The figure `sort` orders `listing` by (null: none, sorted last); null for `newest`. */
+export function listingSortValue(listing: Pick<ListingRecord, 'recordSummary'>, sort: ListingSearchSort): number | null {
+  if (sort === 'newest') return null;
+  return listing.recordSummary?.[sort] ?? null;
+}
+
+/** The position just after `listing` in a search sorted by `sort`: the next page's `after`. */
+export function listingSearchPosition(
+  listing: Pick<ListingRecord, 'id' | 'createdAt' | 'recordSummary'>,
+  sort: ListingSearchSort = 'newest',
+): ListingSearchPosition {
+  return sort === 'newest'
+    ? { createdAt: listing.createdAt, id: listing.id }
+    : { createdAt: listing.createdAt, id: listing.id, value: listingSortValue(listing, sort) };
 }
 
 export interface ListingRepository {
@@ -61,8 +114,13 @@ export interface ListingRepository {
   findBySeller(sellerId: string, id: string, options?: { forUpdate?: boolean }): Promise<ListingRecord | null>;
   /** Changes the given fields of the seller's listing (tags are replaced whole); false if there is no such listing of this seller. */
   update(sellerId: string, id: string, patch: ListingPatch): Promise<boolean>;
-  /** Listed listings matching every given criterion, newest first. */
-  search(criteria: ListingSearch, page: PageRequest): Promise<ListingRecord[]>;
+  /**
+   * Listed listings (never `unlisted` ones) matching every given criterion, in `criteria.sort`
+   * order (newest first by default), at most `page.limit`, strictly after `page.after`. Paging
+   * with `listingSearchPosition(last row, sort)` as the next `after` never repeats or skips a
+   * listing whose summary does not change meanwhile.
+   */
+  search(criteria: ListingSearch, page: ListingSearchPage): Promise<ListingRecord[]>;
   /** The seller's listed listings, newest first. */
   listBySeller(sellerId: string, page: PageRequest): Promise<ListingRecord[]>;
   /** Every listing of the seller's strategy, whatever its status, newest first (another seller's are never included). */
@@ -75,6 +133,12 @@ export interface ListingRepository {
   addRating(id: string, ratingDelta: number, countDelta: number): Promise<boolean>;
   /** Adds one to the purchase count atomically; false if there is no such listing. */
   incrementPurchaseCount(id: string): Promise<boolean>;
+  /**
+   * Replaces the listing's record summary (null removes it), whatever its seller and status;
+   * `updatedAt` is not changed. Not scoped: the platform calls it when a record changes. False if
+   * there is no such listing.
+   */
+  setRecordSummary(id: string, summary: ListingRecordSummary | null): Promise<boolean>;
 }
 
 export type PurchaseRecordStatus = 'pending' | 'completed' | 'failed';

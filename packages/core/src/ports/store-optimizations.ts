@@ -119,6 +119,12 @@ export interface OptimizationRepository {
   saveTrials(trials: readonly OptimizationTrialRecord[]): Promise<number[]>;
   /** Trials stored for the optimization. */
   countTrials(optimizationId: string): Promise<number>;
+  /**
+   * The sum of `trialsDone` over the user's optimizations of the strategy (any version, any
+   * status) created strictly before `before`: the trials a verification record counts as search
+   * effort. 0 when there are none (or for another user's strategy).
+   */
+  sumTrialsForStrategy(userId: string, strategyId: string, before: string): Promise<number>;
   /** Every stored trial of the optimization with its returns, by index (not scoped: workers call it). */
   listAllTrials(optimizationId: string): Promise<OptimizationTrialRecord[]>;
   /**

@@ -20,7 +20,14 @@ export interface VerificationRecordRow extends Omit<VerificationRecord, 'forward
   updatedAt: string;
 }
 
-export type VerificationRecordPatch = Partial<Pick<VerificationRecordRow, 'status' | 'error' | 'backtest' | 'forward' | 'badge' | 'supersededAt' | 'updatedAt'>>;
+/**
+ * Fields `update` changes; an undefined field is left as it is. `forward` replaces the stored
+ * forward record whole, `points` included (a `forward` without `points` leaves none). A patch
+ * should carry a new `updatedAt`, so that the next compare-and-set sees the change.
+ */
+export type VerificationRecordPatch = Partial<
+  Pick<VerificationRecordRow, 'status' | 'error' | 'backtest' | 'forward' | 'badge' | 'supersededAt' | 'updatedAt'>
+>;
 
 export interface VerificationRecordRepository {
   /** Inserts a record; throws if the id exists. */

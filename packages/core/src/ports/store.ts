@@ -410,6 +410,11 @@ export interface BacktestRepository {
   /** Number of the user's backtests created at or after `since`. */
   countCreatedSince(userId: string, since: string): Promise<number>;
   /**
+   * Number of the user's backtests of the strategy (any version, any status) created strictly
+   * before `before`: the search effort a verification record counts. 0 for another user's strategy.
+   */
+  countForStrategy(userId: string, strategyId: string, before: string): Promise<number>;
+  /**
    * Stores the results, replacing earlier ones and all their trades, atomically (in the caller's
    * transaction if there is one): a reader sees the old results or the new ones, never a mix.
    */

@@ -1,6 +1,10 @@
+import { BADGE_RANK } from '@stratbox/contract';
+import { listingSortValue } from '../ports/store.js';
 import type {
   BillingCustomerRecord,
   ListingRecord,
+  ListingSearchPage,
+  ListingSearchSort,
   LocalInvoiceRecord,
   PageRequest,
   PurchaseRecord,
@@ -63,6 +67,31 @@ const key = (...parts: string[]) => JSON.stringify(parts);
 const pageOfCopies = <T extends { createdAt: string; id: string }>(rows: Iterable<T>, page: PageRequest): T[] =>
   newestFirst(rows, page).map((r) => structuredClone(r));
 
+/**
+ * One page of `rows` in a record key's order: the figure highest first, nulls last, ties by
+ * (createdAt desc, id desc); strictly after `page.after` (whose absent `value` is null).
+ */
+function sortedPage(rows: readonly ListingRecord[], sort: Exclude<ListingSearchSort, 'newest'>, page: ListingSearchPage): ListingRecord[] {
+  const keyed = rows.map((l) => ({ l, v: listingSortValue(l, sort) }));
+  /** Negative when (v, createdAt, id) of `a` comes before that of `b`. */
+  const order = (a: { v: number | null; createdAt: string; id: string }, b: { v: number | null; createdAt: string; id: string }) => {
+    if (a.v !== b.v) {
+      if (a.v === null) return 1;
+      if (b.v === null) return -1;
+      return a.v > b.v ? -1 : 1;
+    }
+    if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? -1 : 1;
+    return a.id === b.id ? 0 : a.id > b.id ? -1 : 1;
+  };
+  const after = page.after;
+  const position = after && { v: after.value ?? null, createdAt: after.createdAt, id: after.id };
+  return keyed
+    .filter(({ l, v }) => !position || order({ v, createdAt: l.createdAt, id: l.id }, position) > 0)
+    .sort((a, b) => order({ v: a.v, createdAt: a.l.createdAt, id: a.l.id }, { v: b.v, createdAt: b.l.createdAt, id: b.l.id }))
+    .slice(0, page.limit)
+    .map(({ l }) => l);
+}
+
 const stable = <T>(decide: (state: MarketplaceBillingState) => T, outcome: (result: T) => unknown): Change<T> => stableChange(decide, outcome);
 
 /** The memory store's marketplace and billing repositories over `get()`; every change goes through `write`. */
@@ -115,7 +144,7 @@ export function memoryMarketplaceBillingRepositories(get: () => MarketplaceBilli
   return {
     listings: {
       async insert(listing) {
-        const value = structuredClone(listing);
+        const value = structuredClone({ ...listing, recordSummary: listing.recordSummary ?? null });
         write((s) => {
           if (s.listings.has(value.id)) throw new Error('Duplicate listing id');
           s.listings.set(value.id, value);
@@ -140,13 +169,19 @@ export function memoryMarketplaceBillingRepositories(get: () => MarketplaceBilli
       async search(criteria, page) {
         const text = criteria.text?.toLowerCase();
         const tags = criteria.tags ?? [];
+        const minBadgeRank = criteria.minBadgeRank ?? 0;
+        const minForwardDays = criteria.minForwardDays ?? 0;
         const rows = [...get().listings.values()].filter(
           (l) =>
             l.status === 'listed' &&
             (text === undefined || l.name.toLowerCase().includes(text) || l.description.toLowerCase().includes(text)) &&
-            tags.every((t) => l.tags.includes(t)),
+            tags.every((t) => l.tags.includes(t)) &&
+            (minBadgeRank <= 0 || (l.recordSummary != null && BADGE_RANK[l.recordSummary.badge] >= minBadgeRank)) &&
+            (minForwardDays <= 0 || (l.recordSummary != null && l.recordSummary.forwardDays >= minForwardDays)),
         );
-        return pageOfCopies(rows, page);
+        const sort = criteria.sort ?? 'newest';
+        if (sort === 'newest') return pageOfCopies(rows, page);
+        return sortedPage(rows, sort, page).map((l) => structuredClone(l));
       },
       async listBySeller(sellerId, page) {
         return pageOfCopies(
@@ -167,6 +202,20 @@ export function memoryMarketplaceBillingRepositories(get: () => MarketplaceBilli
               const l = s.listings.get(id);
               if (!l) return false;
               s.listings.set(id, { ...l, ratingSum: l.ratingSum + ratingDelta, reviewCount: l.reviewCount + countDelta });
+              return true;
+            },
+            (r) => r,
+          ),
+        );
+      },
+      async setRecordSummary(id, summary) {
+        const value = summary === null ? null : structuredClone(summary);
+        return write(
+          stable(
+            (s) => {
+              const l = s.listings.get(id);
+              if (!l) return false;
+              s.listings.set(id, { ...l, recordSummary: value });
               return true;
             },
             (r) => r,

@@ -164,6 +164,12 @@ export function memoryOptimizationRepository<S extends Host>(get: () => S, write
       return state().trials.get(optimizationId)?.size ?? 0;
     },
 
+    async sumTrialsForStrategy(userId, strategyId, before) {
+      let sum = 0;
+      for (const r of state().records.values()) if (r.userId === userId && r.strategyId === strategyId && r.createdAt < before) sum += r.trialsDone;
+      return sum;
+    },
+
     async listAllTrials(optimizationId) {
       return [...(state().trials.get(optimizationId)?.values() ?? [])].sort((a, b) => a.index - b.index).map(copyTrial);
     },

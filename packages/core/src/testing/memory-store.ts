@@ -31,6 +31,7 @@ import {
   type OptimizationsState,
 } from './memory-optimizations.js';
 import { cloneNotificationsState, emptyNotificationsState, memoryNotificationRepositories, type NotificationsState } from './memory-notifications.js';
+import { cloneVerificationState, emptyVerificationState, memoryVerificationRepositories, type VerificationState } from './memory-verification.js';
 
 interface State {
   users: Map<string, UserRecord>;
@@ -61,6 +62,8 @@ interface State {
   liveTrading: LiveTradingState;
   /** Notification channels, the event outbox and deliveries (memory-notifications.ts). */
   notifications: NotificationsState;
+  /** Verified listings' records (memory-verification.ts). */
+  verification: VerificationState;
 }
 
 const emptyState = (): State => ({
@@ -81,6 +84,7 @@ const emptyState = (): State => ({
   marketplaceBilling: emptyMarketplaceBillingState(),
   liveTrading: emptyLiveTradingState(),
   notifications: emptyNotificationsState(),
+  verification: emptyVerificationState(),
 });
 
 /**
@@ -106,6 +110,7 @@ const cloneState = (s: State): State => ({
   marketplaceBilling: cloneMarketplaceBillingState(s.marketplaceBilling),
   liveTrading: cloneLiveTradingState(s.liveTrading),
   notifications: cloneNotificationsState(s.notifications),
+  verification: cloneVerificationState(s.verification),
 });
 
 const versionKey = (strategyId: string, version: number) => `${strategyId}#${version}`;
@@ -169,6 +174,10 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     ...memoryNotificationRepositories(
       () => get().notifications,
       (change) => write((state) => change(state.notifications)),
+    ),
+    ...memoryVerificationRepositories(
+      () => get().verification,
+      (change) => write((state) => change(state.verification)),
     ),
     users: {
       async insert(user) {
@@ -416,6 +425,11 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
       async countCreatedSince(userId, since) {
         let n = 0;
         for (const b of get().backtests.values()) if (b.userId === userId && b.createdAt >= since) n++;
+        return n;
+      },
+      async countForStrategy(userId, strategyId, before) {
+        let n = 0;
+        for (const b of get().backtests.values()) if (b.userId === userId && b.strategyId === strategyId && b.createdAt < before) n++;
         return n;
       },
       async saveResult(result) {

@@ -38,6 +38,7 @@ function listing(sellerId: string, overrides: Partial<ListingRecord> = {}): List
     status: 'listed',
     createdAt: at(0),
     updatedAt: at(0),
+    recordSummary: null,
     ...overrides,
   };
 }
