@@ -83,7 +83,7 @@ describe.runIf(available)('notifications on two nodes sharing PostgreSQL and Red
     const client = createStratboxClient({ baseUrl: started[0].baseUrl!, apiKey: user.apiKey });
     const channel = await client.notifications.create({ body: { kind: 'webhook', label: 'both nodes', url: `${receiver.url}/nodes` } });
 
-    const url = new URL(env.DATABASE_URL!);
+    const url = new URL(backends.env.DATABASE_URL!);
     const schema = url.searchParams.get('schema')!;
     url.searchParams.delete('schema');
     store = await createKyselyStore({ dialect: 'postgres', connectionString: url.toString(), schema });
