@@ -44,6 +44,8 @@ import type { NotificationsConfig } from './notifications/notification-settings.
 import type { NotificationService } from './notifications/notification-service.js';
 import type { NotificationSender } from './ports/notification-sender.js';
 import type { HostResolver } from './notifications/guarded-http.js';
+import { createVerificationLoop, type VerificationLoop } from './marketplace/verification/verification-loop.js';
+import { resolveVerificationSettings, type VerificationSettingsInput } from './marketplace/verification/verification-settings.js';
 
 export interface StratboxConfig {
   /** Where records live. Default: an in-memory store (lost on exit); use @stratbox/store-kysely to persist. */
@@ -128,6 +130,13 @@ export interface StratboxConfig {
    * `sender` and `lookup` replace the outbound senders and DNS (tests).
    */
   notifications?: NotificationsConfig & { sender?: NotificationSender; lookup?: HostResolver };
+  /**
+   * Verified listings (docs/verified-listings.md): the platform's run settings (fees, slippage,
+   * funding, capital, backtest window), the evidence badge thresholds, and the loop that runs
+   * platform backtests and advances forward records (`intervalMs`, `pageSize`, `concurrency`).
+   * `start()` starts the loop on this node; `enabled: false` leaves it to other nodes.
+   */
+  verification?: VerificationSettingsInput & { enabled?: boolean };
 }
 
 export interface Stratbox {
@@ -154,6 +163,8 @@ export interface Stratbox {
   /** The exchange clients deployments trade through (one per credential). */
   readonly exchanges: ExchangeClientPool;
   readonly marketplace: MarketplaceServices;
+  /** The platform's verification of listings: `tick()` runs one round now (started by `start()`). */
+  readonly verification: Pick<VerificationLoop, 'tick'>;
   readonly marketData: MarketData;
   readonly queue: JobQueue;
   /**
@@ -197,7 +208,10 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const secretBox = config.secretBox ?? createAesGcmSecretBox({ masterKey: config.masterKey ?? generateMasterKey() });
   const credentials = createCredentialService({ store, clock, secretBox });
   const billing = createBillingServices({ store, clock, logger, ...config.billing });
-  const marketplace = createMarketplaceServices({ store, clock, logger, billing });
+  const { enabled: verificationHere = true, ...verificationInput } = config.verification ?? {};
+  const verificationSettings = resolveVerificationSettings(verificationInput);
+  const marketplace = createMarketplaceServices({ store, clock, logger, billing, strategyRunner, verification: verificationSettings });
+  const verificationLoop = createVerificationLoop({ store, clock, logger, strategyRunner, marketData, settings: verificationSettings });
   const backtests = createBacktestService({
     store,
     clock,
@@ -317,6 +331,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       // Deployments keep their status: the next start() resumes them.
       ['deployment supervisor', () => supervisor.close()],
       ['notification loop', () => notifications.loop.close()],
+      ['verification loop', () => verificationLoop.close()],
       ['live sandbox', () => liveSandbox.close()],
       ['exchange clients', () => (config.deployments?.exchanges ? Promise.resolve() : exchanges.close())],
       ['job queue', () => queue.close()],
@@ -361,6 +376,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     optimizations,
     billing,
     marketplace,
+    verification: { tick: () => verificationLoop.tick() },
     credentials,
     deployments,
     notifications: notifications.service,
@@ -369,6 +385,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     queue,
     start() {
       notifications.loop.start();
+      if (verificationHere) verificationLoop.start();
       // Deployments that were running when the process ended resume; their orders are reconciled.
       deploymentsStarted ??= supervisor.start();
       const backtestsHere = (config.workerConcurrency ?? 2) > 0;

@@ -90,6 +90,7 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     'marketplace.myListings': ({ userId, query }) => services.marketplace.listings.myListings(userId, query),
     'marketplace.purchases': ({ userId, query }) => services.marketplace.purchases.list(userId, query),
     'marketplace.get': ({ userId, params }) => services.marketplace.listings.get(userId, params.id),
+    'marketplace.record': ({ userId, params }) => services.marketplace.records.get(userId, params.id),
     'marketplace.create': ({ userId, body }) => services.marketplace.listings.create(userId, body),
     'marketplace.update': ({ userId, params, body }) => services.marketplace.listings.update(userId, params.id, body),
     'marketplace.unlist': ({ userId, params }) => services.marketplace.listings.unlist(userId, params.id),

@@ -12,6 +12,12 @@ import { createMarketplaceServices } from '../marketplace/create-marketplace-ser
 import { createStrategyService } from '../strategies/strategy-service.js';
 import { createBillingServices, stripeBilling } from './create-billing-services.js';
 import type { StripeBillingConfig } from './stripe-billing-provider.js';
+import { createSandboxPool } from '../backtests/engine/backtest-pool.js';
+import { createSandboxStrategyRunner } from '../backtests/sandbox-strategy-runner.js';
+
+/** Inspects listed versions for their verification records (a real sandbox). */
+const testRunner = createSandboxStrategyRunner(createSandboxPool({ size: 1 }));
+afterAll(() => testRunner.close());
 
 /*
  * The Stripe provider with the real `stripe` client, pointed at a local HTTP server that
@@ -188,7 +194,7 @@ describe('Stripe billing provider (real stripe client, local fake API)', () => {
 
   function services(overrides: Partial<StripeBillingConfig> = {}) {
     const billing = createBillingServices({ store, clock, logger, provider: stripeBilling(stripeConfig(overrides)) });
-    const marketplace = createMarketplaceServices({ store, clock, logger, billing });
+    const marketplace = createMarketplaceServices({ store, clock, logger, billing, strategyRunner: testRunner });
     return { billing, marketplace };
   }
 

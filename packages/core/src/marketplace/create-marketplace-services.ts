@@ -2,18 +2,34 @@ import type { BillingServices } from '../billing/create-billing-services.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
+import type { StrategyRunner } from '../ports/strategy-runner.js';
 import { createLicenceService } from './licences.js';
+import { createListingRecordService } from './listing-record-service.js';
 import { createListingService } from './listing-service.js';
 import { createPurchaseService } from './purchase-service.js';
 import { createReviewService } from './review-service.js';
+import { resolveVerificationSettings, type VerificationSettings } from './verification/verification-settings.js';
 
 export type MarketplaceServices = ReturnType<typeof createMarketplaceServices>;
 
-/** The marketplace, assembled: listings, purchases (through the billing provider), reviews and run-only licences. */
-export function createMarketplaceServices(deps: { store: Store; clock: Clock; logger: Logger; billing: Pick<BillingServices, 'provider' | 'events'> }) {
-  const { store, clock, logger, billing } = deps;
+/**
+ * The marketplace, assembled: listings (each listed version starts a verification record),
+ * their records, purchases (through the billing provider), reviews and run-only licences.
+ */
+export function createMarketplaceServices(deps: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  billing: Pick<BillingServices, 'provider' | 'events'>;
+  /** Reads what a listed version declares, for its verification record. */
+  strategyRunner: Pick<StrategyRunner, 'inspect'>;
+  /** How the platform verifies listings; default `resolveVerificationSettings()`. */
+  verification?: VerificationSettings;
+}) {
+  const { store, clock, logger, billing, strategyRunner, verification = resolveVerificationSettings() } = deps;
   return {
-    listings: createListingService({ store, clock }),
+    listings: createListingService({ store, clock, strategyRunner, verification }),
+    records: createListingRecordService({ store }),
     purchases: createPurchaseService({ store, clock, logger, provider: billing.provider, events: billing.events }),
     reviews: createReviewService({ store, clock }),
     licences: createLicenceService({ store }),

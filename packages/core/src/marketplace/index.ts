@@ -11,3 +11,6 @@ export {
   type LicenceService,
 } from './licences.js';
 export { toListingView, toPurchaseView, toReviewView, averageRating, type ListingView, type PurchaseView, type ReviewView } from './marketplace-views.js';
+export { createListingRecordService, type ListingRecordService, type ListingRecordDetailView } from './listing-record-service.js';
+export { findClaims, checkClaims, type FoundClaim, type CheckedClaimView, type ClaimKind } from './claims.js';
+export { checkVerificationSymbols } from './listing-verification.js';

@@ -1,16 +1,26 @@
 import type { z } from 'zod';
-import { CreateListingBody, UpdateListingBody } from '@stratbox/contract';
+import { BADGE_RANK, CreateListingBody, UpdateListingBody, type SearchListingsQuery } from '@stratbox/contract';
 import { StratboxError, notFound } from '../errors/stratbox-error.js';
 import type { Clock } from '../ports/clock.js';
-import type { ListingPatch, ListingRecord, Store, StoreRepositories } from '../ports/store.js';
-import { paginate } from '../util/cursor.js';
+import type { ListingPatch, ListingRecord, ListingSearch, Store, StoreRepositories, VerificationRecordRow } from '../ports/store.js';
+import type { StrategyRunner } from '../ports/strategy-runner.js';
+import { DEFAULT_PAGE_SIZE, paginate } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import { toListingView, type ListingView } from './marketplace-views.js';
 import { parseInput } from '../util/validate.js';
+import { checkVerificationSymbols } from './listing-verification.js';
+import { decodeSearchCursor, encodeSearchCursor } from './search-cursor.js';
+import { newVerificationRecord } from './verification/start-record.js';
+import { nextUpdatedAt, summaryOf } from './verification/record-views.js';
+import type { VerificationSettings } from './verification/verification-settings.js';
 
 export interface ListingServiceDeps {
   store: Store;
   clock: Clock;
+  /** Reads what a listed version declares (its timeframe and parameter defaults), for its verification record. */
+  strategyRunner: Pick<StrategyRunner, 'inspect'>;
+  /** How the platform verifies listings (resolved: `resolveVerificationSettings`). */
+  verification: VerificationSettings;
 }
 
 /** At most this many tags on a listing and in a search. */
@@ -53,7 +63,27 @@ export type ListingService = ReturnType<typeof createListingService>;
  * a missing listing). Unlisting hides the listing from everyone (404) and from search, while
  * its buyers keep their run-only licences.
  */
-export function createListingService({ store, clock }: ListingServiceDeps) {
+export function createListingService({ store, clock, strategyRunner, verification }: ListingServiceDeps) {
+  const recordDeps = { store, strategyRunner, settings: verification };
+
+  /**
+   * Marks the listing's current record superseded at `now` (inside the caller's transaction). The
+   * verification loop may change the record meanwhile (its compare-and-set token moves): read it
+   * again and retry.
+   */
+  async function supersedeCurrent(tx: StoreRepositories, listingId: string, now: string): Promise<VerificationRecordRow | null> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = (await tx.verificationRecords.listByListing(listingId)).find((r) => r.supersededAt === null);
+      if (!current) return null;
+      const updated = await tx.verificationRecords.update(current.id, current.updatedAt, {
+        supersededAt: now,
+        updatedAt: nextUpdatedAt(current.updatedAt, new Date(now)),
+      });
+      if (updated) return updated;
+    }
+    throw new StratboxError('CONFLICT', `The verification record of listing ${listingId} is changing; try again`);
+  }
+
   async function loadOwn(repos: StoreRepositories, sellerId: string, id: string, forUpdate = false): Promise<ListingRecord> {
     const listing = await repos.listings.findBySeller(sellerId, id, { forUpdate });
     if (!listing || listing.status !== 'listed') throw notFound('Listing', id);
@@ -66,9 +96,21 @@ export function createListingService({ store, clock }: ListingServiceDeps) {
       const body = parseInput(CreateListingBody, input, 'body');
       const strategy = await store.strategies.findById(userId, body.strategyId);
       if (!strategy) throw notFound('Strategy', body.strategyId);
+      checkVerificationSymbols(strategy.marketType, body.symbols);
       const now = clock.now().toISOString();
+      const listingId = newId('listing');
+      // Built before the transaction (it inspects the source in the sandbox); stored with the listing.
+      const record = await newVerificationRecord(recordDeps, {
+        listingId,
+        sellerId: userId,
+        strategyId: strategy.id,
+        strategyVersion: strategy.version,
+        symbols: body.symbols,
+        timeframe: body.timeframe,
+        listedAt: now,
+      });
       const listing: ListingRecord = {
-        id: newId('listing'),
+        id: listingId,
         sellerId: userId,
         strategyId: strategy.id,
         strategyVersion: strategy.version,
@@ -82,8 +124,12 @@ export function createListingService({ store, clock }: ListingServiceDeps) {
         status: 'listed',
         createdAt: now,
         updatedAt: now,
+        recordSummary: summaryOf(record),
       };
-      await store.listings.insert(listing);
+      await store.transaction(async (tx) => {
+        await tx.listings.insert(listing);
+        await tx.verificationRecords.insert(record);
+      });
       return toListingView(listing);
     },
 
@@ -100,20 +146,43 @@ export function createListingService({ store, clock }: ListingServiceDeps) {
      */
     async update(userId: string, id: string, input: z.input<typeof UpdateListingBody>): Promise<ListingView> {
       const body = parseInput(UpdateListingBody, input, 'body');
+      const before = await loadOwn(store, userId, id);
+      const now = clock.now().toISOString();
+      let record: VerificationRecordRow | null = null;
+      if (body.strategyVersion !== undefined && body.strategyVersion !== before.strategyVersion) {
+        const version = await store.strategies.getVersion(userId, before.strategyId, body.strategyVersion);
+        if (!version) throw new StratboxError('NOT_FOUND', `Strategy ${before.strategyId} has no version ${body.strategyVersion}`);
+        // The new version is verified where the listing was: the current record's symbols and timeframe.
+        const previous = (await store.verificationRecords.listByListing(id)).find((r) => r.supersededAt === null);
+        record = await newVerificationRecord(recordDeps, {
+          listingId: id,
+          sellerId: userId,
+          strategyId: before.strategyId,
+          strategyVersion: body.strategyVersion,
+          symbols: previous?.identity.symbols,
+          timeframe: previous?.identity.timeframe,
+          listedAt: now,
+        });
+      }
       return store.transaction(async (tx) => {
         const current = await loadOwn(tx, userId, id, true);
-        if (body.strategyVersion !== undefined && body.strategyVersion !== current.strategyVersion) {
-          const version = await tx.strategies.getVersion(userId, current.strategyId, body.strategyVersion);
-          if (!version) throw new StratboxError('NOT_FOUND', `Strategy ${current.strategyId} has no version ${body.strategyVersion}`);
-        }
-        const patch: ListingPatch = { updatedAt: clock.now().toISOString() };
+        const publishes = record !== null && current.strategyVersion !== record.identity.strategyVersion;
+        const patch: ListingPatch = { updatedAt: now };
         if (body.name !== undefined) patch.name = body.name;
         if (body.description !== undefined) patch.description = body.description;
         if (body.price !== undefined) patch.price = body.price;
         if (body.tags !== undefined) patch.tags = normalizeTags(body.tags);
         if (body.strategyVersion !== undefined) patch.strategyVersion = body.strategyVersion;
         await tx.listings.update(userId, id, patch);
-        return toListingView({ ...current, ...patch } as ListingRecord);
+        let recordSummary = current.recordSummary ?? null;
+        if (record && publishes) {
+          // A new version: a new record; the previous one is superseded and stays in the lineage.
+          await supersedeCurrent(tx, id, now);
+          await tx.verificationRecords.insert(record);
+          recordSummary = summaryOf(record);
+          await tx.listings.setRecordSummary(id, recordSummary);
+        }
+        return toListingView({ ...current, ...patch, recordSummary } as ListingRecord);
       });
     },
 
@@ -130,12 +199,23 @@ export function createListingService({ store, clock }: ListingServiceDeps) {
      * description as a case-insensitive substring; `tags` is comma-separated and a listing must
      * carry all of them; given both, both apply.
      */
-    async search(_userId: string, query: { search?: string | undefined; tags?: string | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+    async search(_userId: string, query: z.output<typeof SearchListingsQuery>) {
       const text = query.search?.trim();
       const tags = parseTagsQuery(query.tags);
-      const criteria = { ...(text ? { text } : {}), ...(tags.length > 0 ? { tags } : {}) };
-      const page = await paginate(query, (p) => store.listings.search(criteria, p));
-      return { listings: page.items.map(toListingView), nextCursor: page.nextCursor };
+      const sort = query.sort ?? 'newest';
+      const criteria: ListingSearch = {
+        ...(text ? { text } : {}),
+        ...(tags.length > 0 ? { tags } : {}),
+        sort,
+        ...(query.minBadge !== undefined ? { minBadgeRank: BADGE_RANK[query.minBadge] } : {}),
+        ...(query.minForwardDays !== undefined ? { minForwardDays: query.minForwardDays } : {}),
+      };
+      const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+      const after = decodeSearchCursor(query.cursor, sort);
+      const rows = await store.listings.search(criteria, after ? { limit: limit + 1, after } : { limit: limit + 1 });
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      return { listings: items.map(toListingView), nextCursor: rows.length > limit && last ? encodeSearchCursor(last, sort) : null };
     },
 
     /** The caller's listed listings, newest first. */

@@ -11,7 +11,7 @@ export function averageRating(ratingSum: number, reviewCount: number): number | 
   return reviewCount > 0 ? Math.round((ratingSum / reviewCount) * 100) / 100 : null;
 }
 
-/** The API view of a listing: never the strategy's source. */
+/** The API view of a listing: never the strategy's source. `record` is the current verification record's summary (null before verified listings, or while none exists). */
 export function toListingView(r: ListingRecord): ListingView {
   return {
     id: r.id,
@@ -25,6 +25,7 @@ export function toListingView(r: ListingRecord): ListingView {
     averageRating: averageRating(r.ratingSum, r.reviewCount),
     reviewCount: r.reviewCount,
     purchaseCount: r.purchaseCount,
+    record: r.recordSummary ? { ...r.recordSummary } : null,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, afterAll } from 'vitest';
 import { createBillingServices } from '../billing/create-billing-services.js';
 import { StratboxError } from '../errors/stratbox-error.js';
 import type { BillingProvider } from '../ports/billing-provider.js';
@@ -10,6 +10,12 @@ import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
 import { createMarketplaceServices } from './create-marketplace-services.js';
 import { loadRunnableSource, resolveRunnableStrategy } from './licences.js';
+import { createSandboxPool } from '../backtests/engine/backtest-pool.js';
+import { createSandboxStrategyRunner } from '../backtests/sandbox-strategy-runner.js';
+
+/** Inspects listed versions for their verification records (a real sandbox). */
+const testRunner = createSandboxStrategyRunner(createSandboxPool({ size: 1 }));
+afterAll(() => testRunner.close());
 
 const SOURCE = '// SECRET-EDGE-7f3a\nexport function onCandle(ctx, c) { if (c.close > 42) ctx.buy(c.symbol, { quantity: 1 }); }\n';
 
@@ -25,7 +31,7 @@ describe('marketplace services', () => {
 
   function setup(provider?: BillingProvider) {
     const billing = createBillingServices({ store, clock, logger, ...(provider ? { provider } : {}) });
-    const marketplace = createMarketplaceServices({ store, clock, logger, billing });
+    const marketplace = createMarketplaceServices({ store, clock, logger, billing, strategyRunner: testRunner });
     const strategies = createStrategyService({ store, clock });
     return { billing, strategies, ...marketplace };
   }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, afterAll } from 'vitest';
 import { NOTIFICATION_EVENT_CATALOGUE } from '@stratbox/contract';
 import { createBillingServices } from '../billing/create-billing-services.js';
 import { createLocalBillingProvider, type LocalBillingProvider } from '../billing/local-billing-provider.js';
@@ -10,6 +10,12 @@ import type { NotificationEventRecord, Store } from '../ports/store.js';
 import { createStrategyService } from '../strategies/strategy-service.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { newId } from '../util/ids.js';
+import { createSandboxPool } from '../backtests/engine/backtest-pool.js';
+import { createSandboxStrategyRunner } from '../backtests/sandbox-strategy-runner.js';
+
+/** Inspects listed versions for their verification records (a real sandbox). */
+const testRunner = createSandboxStrategyRunner(createSandboxPool({ size: 1 }));
+afterAll(() => testRunner.close());
 
 /*
  * The marketplace events (`listing.purchased`, `review.created`, both to the seller) and the
@@ -85,7 +91,7 @@ describe('marketplace events', () => {
       ? { ...local, createPurchaseCheckout: async (input) => ({ ...(await local.createPurchaseCheckout(input)), completed: false }) }
       : local;
     const billing = createBillingServices({ store, clock, logger, provider });
-    const marketplace = createMarketplaceServices({ store, clock, logger, billing });
+    const marketplace = createMarketplaceServices({ store, clock, logger, billing, strategyRunner: testRunner });
     const strategies = createStrategyService({ store, clock });
     return { billing, provider, strategies, ...marketplace };
   }

@@ -1,0 +1,39 @@
+import type { z } from 'zod';
+import type { ListingRecordDetail } from '@stratbox/contract';
+import { notFound } from '../errors/stratbox-error.js';
+import type { StoreRepositories } from '../ports/store.js';
+import { checkClaims } from './claims.js';
+import { toVerificationRecordView } from './verification/record-views.js';
+
+export type ListingRecordDetailView = z.infer<typeof ListingRecordDetail>;
+export type ListingRecordService = ReturnType<typeof createListingRecordService>;
+
+/**
+ * `GET /api/marketplace/:id/record`: a listing's verification records, readable by anyone
+ * authenticated with the link, the listing's buyers and the seller alike, also once it is
+ * unlisted (records are kept for good); 404 only for an id that never was a listing. It never
+ * contains the source: the records carry the version's hash, never its text.
+ *
+ * `claims` are the performance figures of the listing's description, each beside the current
+ * record's platform backtest figure of the same kind (null while pending). `buyers` is null:
+ * the buyers' realized returns are not yet reachable from the Store (see docs/verified-listings.md).
+ */
+export function createListingRecordService({ store }: { store: StoreRepositories }) {
+  return {
+    async get(_userId: string, listingId: string): Promise<ListingRecordDetailView> {
+      const listing = await store.listings.findById(listingId);
+      if (!listing) throw notFound('Listing', listingId);
+      const rows = await store.verificationRecords.listByListing(listingId);
+      const current = rows.find((r) => r.supersededAt === null) ?? null;
+      const metrics = current?.status === 'ready' && current.backtest ? current.backtest.metrics : null;
+      return {
+        listingId: listing.id,
+        listed: listing.status === 'listed',
+        current: current ? toVerificationRecordView(current) : null,
+        lineage: rows.filter((r) => r !== current).map(toVerificationRecordView),
+        claims: checkClaims(listing.description, metrics),
+        buyers: null,
+      };
+    },
+  };
+}
