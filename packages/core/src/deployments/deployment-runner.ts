@@ -720,8 +720,8 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
     async cycle() {
       if (halted || !session || !feed) return null;
       const failure = await poll(session, feed);
-      // The dead-man alert, whatever this poll met (an exchange error, a wait, no new candle).
-      if (!halted)
+      // The dead-man alert, whatever this poll met (an exchange error, a wait, no new candle), unless it ends the deployment.
+      if (!halted && failure === null)
         await heartbeat?.check(nowMs()).catch((error: unknown) => log.write(deployment, 'warn', `Could not record a missed heartbeat: ${message(error)}`));
       return failure;
     },
