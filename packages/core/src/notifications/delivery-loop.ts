@@ -26,6 +26,8 @@ export function createDeliveryLoop({ store, clock, logger, dispatcher, attempt, 
   // Longer than any attempt (the timeout bounds it), short enough that a dead node's deliveries are soon sent by another.
   const leaseMs = settings.timeoutMs * 2 + 5_000;
   const inFlight = new Set<Promise<unknown>>();
+  /** Deliveries this node is sending: a lease that ran out under load is never a reason to send one twice from here. */
+  const sending = new Set<string>();
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ticking: Promise<void> | undefined;
@@ -38,7 +40,9 @@ export function createDeliveryLoop({ store, clock, logger, dispatcher, attempt, 
     const now = clock.now();
     const claimed = await store.notificationDeliveries.claimDue(now.toISOString(), new Date(now.getTime() + leaseMs).toISOString(), free);
     for (const delivery of claimed) {
-      const sending = attempt(delivery, { retry: true, signal: controller.signal })
+      if (sending.has(delivery.id)) continue;
+      sending.add(delivery.id);
+      const attempting = attempt(delivery, { retry: true, signal: controller.signal })
         .catch((error) =>
           logger.error('A notification attempt failed unexpectedly; its lease will run out and it is retried', {
             deliveryId: delivery.id,
@@ -46,10 +50,11 @@ export function createDeliveryLoop({ store, clock, logger, dispatcher, attempt, 
           }),
         )
         .finally(() => {
-          inFlight.delete(sending);
+          inFlight.delete(attempting);
+          sending.delete(delivery.id);
           if (!closed) wake();
         });
-      inFlight.add(sending);
+      inFlight.add(attempting);
     }
   }
 

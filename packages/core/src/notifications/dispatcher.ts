@@ -70,27 +70,62 @@ export function createNotificationDispatcher({ store, clock, logger, events, set
     await tx.notificationDeliveries.insert({ ...base, id: newId('notificationDelivery'), digestKey, nextAttemptAt: digestDueAt(digestKey).toISOString() });
   }
 
-  async function fanOut(event: NotificationEventRecord): Promise<boolean> {
+  /**
+   * Fans out `batch` in one transaction (one commit for many events: the outbox's cost under a
+   * storm), users locked in id order so that nodes never wait on each other in a cycle. Returns
+   * the events this call dispatched (another node may have taken some).
+   */
+  async function fanOutBatch(batch: readonly NotificationEventRecord[]): Promise<NotificationEventRecord[]> {
     const now = clock.now();
-    const mine = await store.transaction(async (tx) => {
-      await tx.users.lock(event.userId);
-      if (!(await tx.notificationEvents.markDispatched(event.id, now.toISOString()))) return false;
-      for (const channel of await tx.notificationChannels.listAll(event.userId)) {
-        if (channelTakes(channel, event)) await deliverTo(tx, channel, event, now);
+    const ordered = [...batch].sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+    return store.transaction(async (tx) => {
+      const channelsOf = new Map<string, NotificationChannelRecord[]>();
+      const mine: NotificationEventRecord[] = [];
+      for (const event of ordered) {
+        let channels = channelsOf.get(event.userId);
+        if (!channels) {
+          await tx.users.lock(event.userId);
+          channels = await tx.notificationChannels.listAll(event.userId);
+          channelsOf.set(event.userId, channels);
+        }
+        if (!(await tx.notificationEvents.markDispatched(event.id, now.toISOString()))) continue;
+        for (const channel of channels) {
+          if (channelTakes(channel, event)) await deliverTo(tx, channel, event, now);
+        }
+        mine.push(event);
       }
-      return true;
+      return mine;
     });
-    if (mine && event.onlyChannelId === null) events.publish(userEventsChannel(event.userId), toEventView(event));
-    return mine;
+  }
+
+  function publish(events_: readonly NotificationEventRecord[]) {
+    for (const event of events_) if (event.onlyChannelId === null) events.publish(userEventsChannel(event.userId), toEventView(event));
   }
 
   return {
-    /** Fans out up to `limit` waiting events, oldest first; how many this call dispatched. */
-    async dispatchPending(limit = 100): Promise<number> {
+    /**
+     * Fans out up to `limit` waiting events, oldest first, in one transaction; when that fails,
+     * one by one, so that one bad event never holds back the others. How many this call dispatched.
+     */
+    async dispatchPending(limit = 200): Promise<number> {
+      const batch = await store.notificationEvents.listUndispatched(limit);
+      if (batch.length === 0) return 0;
+      try {
+        const mine = await fanOutBatch(batch);
+        publish(mine);
+        return mine.length;
+      } catch (error) {
+        logger.warn('Dispatching a batch of notification events failed; dispatching them one by one', {
+          events: batch.length,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
       let dispatched = 0;
-      for (const event of await store.notificationEvents.listUndispatched(limit)) {
+      for (const event of batch) {
         try {
-          if (await fanOut(event)) dispatched++;
+          const mine = await fanOutBatch([event]);
+          publish(mine);
+          dispatched += mine.length;
         } catch (error) {
           logger.error('Dispatching a notification event failed; it stays in the outbox', {
             eventId: event.id,
