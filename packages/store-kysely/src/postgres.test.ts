@@ -137,6 +137,7 @@ describePostgres('kysely postgres', () => {
           'subscriptions',
           'usage_counters',
           'users',
+          'verification_records',
         ]);
         const migrations = await client.query(`select name from ${quoteIdentifier(schema)}.kysely_migration order by name`);
         expect(migrations.rows).toEqual([
@@ -156,6 +157,7 @@ describePostgres('kysely postgres', () => {
           { name: '0014-deployment-accepted-positions' },
           { name: '0015-deployment-leverage' },
           { name: '0016-notifications' },
+          { name: '0017-verification-records' },
         ]);
       } finally {
         await client.end();

@@ -42,6 +42,8 @@ export interface Database {
   notification_channels: NotificationChannelsTable;
   notification_events: NotificationEventsTable;
   notification_deliveries: NotificationDeliveriesTable;
+  // Verified listings' records (migration 0017)
+  verification_records: VerificationRecordsTable;
 }
 
 export interface PaperAccountsTable {
@@ -340,6 +342,18 @@ export interface ListingsTable {
   status: string;
   created_at: string;
   updated_at: string;
+  /*
+   * The current verification record's summary (migration 0017), all null without one: the sort
+   * keys and the badge rank as columns for search, and the whole summary as JSON.
+   */
+  forward_return: number | null;
+  forward_sharpe: number | null;
+  dsr: number | null;
+  forward_days: number | null;
+  /** `BADGE_RANK` of the summary's badge. */
+  badge_rank: number | null;
+  /** JSON `ListingRecordSummary`. */
+  record_summary: string | null;
 }
 
 /** One row per (listing, tag); deleted with the listing. */
@@ -489,4 +503,29 @@ export interface NotificationDeliveriesTable {
   created_at: string;
   updated_at: string;
   delivered_at: string | null;
+}
+
+/** One listed version's verification record (migration 0017). */
+export interface VerificationRecordsTable {
+  id: string;
+  listing_id: string;
+  seller_id: string;
+  strategy_id: string;
+  status: string;
+  /** JSON `{ code, message }`, or null. */
+  error: string | null;
+  /** JSON `RecordIdentity`. */
+  identity: string;
+  /** JSON platform backtest, or null. */
+  backtest: string | null;
+  /** JSON forward record without its points. */
+  forward: string;
+  /** The forward points' bytes, exactly as given; null when the record has none. */
+  forward_points: Uint8Array | null;
+  /** JSON `{ backtests, trials, total }`. */
+  search_effort: string;
+  badge: string;
+  created_at: string;
+  superseded_at: string | null;
+  updated_at: string;
 }

@@ -79,6 +79,7 @@ describe('kysely sqlite file', () => {
       '0014-deployment-accepted-positions',
       '0015-deployment-leverage',
       '0016-notifications',
+      '0017-verification-records',
     ]);
     await first.close();
 

@@ -20,6 +20,7 @@ import { describeMarketplaceBillingContract } from './store-contract-marketplace
 import { describeFundingRatesContract } from './store-contract-funding.js';
 import { describeOptimizationsContract } from './store-contract-optimizations.js';
 import { describeNotificationsContract } from './store-contract-notifications.js';
+import { describeVerificationContract } from './store-contract-verification.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -1346,6 +1347,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     // Notification channels, the event outbox and deliveries (store-contract-notifications.ts).
     describeNotificationsContract(() => ({ store, userId, otherUserId }));
+
+    // Verified listings: records, listing summaries in search, search effort (store-contract-verification.ts).
+    describeVerificationContract(() => ({ store, userId, otherUserId, backtest, insertStrategy }));
 
     describe('transactions', () => {
       it('commits every write when fn resolves, and returns its value', async () => {

@@ -16,6 +16,7 @@ import { deploymentRiskStateMigration } from './0013-deployment-risk-state.js';
 import { deploymentAcceptedPositionsMigration } from './0014-deployment-accepted-positions.js';
 import { deploymentLeverageMigration } from './0015-deployment-leverage.js';
 import { notificationsMigration } from './0016-notifications.js';
+import { verificationRecordsMigration } from './0017-verification-records.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -41,6 +42,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0014-deployment-accepted-positions': deploymentAcceptedPositionsMigration(dialect),
         '0015-deployment-leverage': deploymentLeverageMigration(dialect),
         '0016-notifications': notificationsMigration(dialect),
+        '0017-verification-records': verificationRecordsMigration(dialect),
       };
     },
   };

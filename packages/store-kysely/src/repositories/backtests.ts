@@ -152,6 +152,17 @@ export function createBacktestRepository({ db }: QueryContext): BacktestReposito
       return rows.map(toBacktest);
     },
 
+    async countForStrategy(userId, strategyId, before) {
+      const row = await db
+        .selectFrom('backtests')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('count'))
+        .where('user_id', '=', userId)
+        .where('strategy_id', '=', strategyId)
+        .where('created_at', '<', before)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
     async countCreatedSince(userId, since) {
       const row = await db
         .selectFrom('backtests')

@@ -24,6 +24,7 @@ import { createReviewRepository } from './reviews.js';
 import type { QueryContext } from './query-context.js';
 import { createStrategyRepository } from './strategies.js';
 import { createUserRepository } from './users.js';
+import { createVerificationRecordRepository } from './verification-records.js';
 
 /** Every repository, running its queries on `context.db` (the database or one transaction). */
 export function createRepositories(context: QueryContext): StoreRepositories {
@@ -53,5 +54,7 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     notificationChannels: createNotificationChannelRepository(context),
     notificationEvents: createNotificationEventRepository(context),
     notificationDeliveries: createNotificationDeliveryRepository(context),
+    // Verified listings
+    verificationRecords: createVerificationRecordRepository(context),
   };
 }

@@ -1,5 +1,12 @@
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
-import type { ListingRecord, ListingRepository, ListingStatus } from '@stratbox/core';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
+import {
+  BADGE_RANK,
+  type ListingRecord,
+  type ListingRecordSummary,
+  type ListingRepository,
+  type ListingSearchPosition,
+  type ListingStatus,
+} from '@stratbox/core';
 import type { Database, ListingsTable } from '../schema.js';
 import { atomically, type QueryContext } from './query-context.js';
 
@@ -19,7 +26,37 @@ function toListing(row: Selectable<ListingsTable>): ListingRecord {
     status: row.status as ListingStatus,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    recordSummary: row.record_summary === null ? null : (JSON.parse(row.record_summary) as ListingRecordSummary),
   };
+}
+
+/** The summary's columns: the sort keys and badge rank for search, and the whole summary as JSON (all null for none). */
+function summaryColumns(summary: ListingRecordSummary | null): Pick<Updateable<ListingsTable>, SummaryColumn | 'badge_rank' | 'record_summary'> {
+  if (summary === null) return { forward_return: null, forward_sharpe: null, dsr: null, forward_days: null, badge_rank: null, record_summary: null };
+  return {
+    forward_return: summary.forwardReturn,
+    forward_sharpe: summary.forwardSharpe,
+    dsr: summary.dsr,
+    forward_days: summary.forwardDays,
+    badge_rank: BADGE_RANK[summary.badge],
+    record_summary: JSON.stringify(summary),
+  };
+}
+
+/** The column of each record sort key. */
+const SORT_COLUMN = { forwardReturn: 'forward_return', forwardSharpe: 'forward_sharpe', dsr: 'dsr', forwardDays: 'forward_days' } as const;
+type SummaryColumn = (typeof SORT_COLUMN)[keyof typeof SORT_COLUMN];
+
+/**
+ * Rows strictly after `after` in the order (column desc nulls last, created_at desc, id desc):
+ * after a figure, the lower figures, the same figure with an older (created_at, id), and every
+ * null; after a null, only nulls with an older (created_at, id).
+ */
+function afterInSortOrder(eb: ExpressionBuilder<Database, 'listings'>, column: SummaryColumn, after: ListingSearchPosition): Expression<SqlBool> {
+  const older = eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id));
+  const value = after.value ?? null;
+  if (value === null) return eb.and([eb(column, 'is', null), older]);
+  return eb.or([eb(column, '<', value), eb.and([eb(column, '=', value), older]), eb(column, 'is', null)]);
 }
 
 /** `%`, `_` and `\` of a search text matched literally (with `escape '\'`). */
@@ -65,6 +102,7 @@ export function createListingRepository({ db, dialect }: QueryContext): ListingR
             status: l.status,
             created_at: l.createdAt,
             updated_at: l.updatedAt,
+            ...summaryColumns(l.recordSummary ?? null),
           })
           .execute();
         await replaceTags(trx, l.id, l.tags);
@@ -126,9 +164,25 @@ export function createListingRepository({ db, dialect }: QueryContext): ListingR
             .having((h) => h.fn.count('tag'), '=', tags.length),
         );
       }
-      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+      // A listing without a summary ranks 0 and has 0 forward days: a positive minimum excludes it.
+      if (criteria.minBadgeRank !== undefined && criteria.minBadgeRank > 0) query = query.where('badge_rank', '>=', criteria.minBadgeRank);
+      if (criteria.minForwardDays !== undefined && criteria.minForwardDays > 0) query = query.where('forward_days', '>=', criteria.minForwardDays);
+      const sort = criteria.sort ?? 'newest';
+      if (sort !== 'newest') {
+        const column = SORT_COLUMN[sort];
+        if (after) query = query.where((eb) => afterInSortOrder(eb, column, after));
+        // Nulls last on both dialects (PostgreSQL puts them first in a descending order by default).
+        query = query.orderBy(sql`${sql.ref(column)} desc nulls last`);
+      } else if (after) {
+        query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+      }
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
       return rows.map(toListing);
+    },
+
+    async setRecordSummary(id, summary) {
+      const row = await db.updateTable('listings').set(summaryColumns(summary)).where('id', '=', id).returning('id').executeTakeFirst();
+      return row !== undefined;
     },
 
     async listBySeller(sellerId, { limit, after }) {

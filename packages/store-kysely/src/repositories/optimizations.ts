@@ -210,6 +210,17 @@ export function createOptimizationRepository({ db, dialect }: QueryContext): Opt
       return inserted.sort((a, b) => a - b);
     },
 
+    async sumTrialsForStrategy(userId, strategyId, before) {
+      const row = await db
+        .selectFrom('optimizations')
+        .select((eb) => eb.fn.sum<number | string | bigint | null>('trials_done').as('sum'))
+        .where('user_id', '=', userId)
+        .where('strategy_id', '=', strategyId)
+        .where('created_at', '<', before)
+        .executeTakeFirstOrThrow();
+      return Number(row.sum ?? 0);
+    },
+
     async countTrials(optimizationId) {
       const row = await db
         .selectFrom('optimization_trials')
