@@ -35,7 +35,7 @@ export function NavBar({ route }: { route: Route }) {
         <span className="muted" title="The service this tab is signed in to">
           {session?.baseUrl}
         </span>
-        <button type="button" onClick={signOut}>
+        <button type="button" onClick={signOut} title={`Signed in to ${session?.baseUrl ?? ''}`}>
           Sign out
         </button>
       </div>

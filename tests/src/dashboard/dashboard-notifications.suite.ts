@@ -106,6 +106,11 @@ describe('notifications in the dashboard', () => {
     const cells = await deliveries.first().locator('td').allTextContents();
     expect(cells).toEqual(['notification.test', 'delivered', '1', '200', '–']);
     await shot(page, '3-test-delivered');
+    // the page, its tables and the top bar with the bell fit a 1024 px laptop screen
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1024);
+    await shot(page, '3-laptop');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('pauses and resumes the channel', async () => {

@@ -22,7 +22,11 @@ export function ChannelForm({ onCreated, onCancel }: { onCreated(channel: Create
   const [values, setValues] = useState<ChannelFormValues>(EMPTY_CHANNEL_FORM);
   const [checked, setChecked] = useState<Record<string, string[]>>({});
   const create = useAction({ keepError: true });
-  const change = (patch: Partial<ChannelFormValues>) => setValues((v) => ({ ...v, ...patch }));
+  const change = (patch: Partial<ChannelFormValues>) => {
+    setValues((v) => ({ ...v, ...patch }));
+    // a field changed since the last submit no longer shows the form's own complaint about it
+    setChecked((c) => Object.fromEntries(Object.entries(c).filter(([name]) => !(name in patch) && !(name === 'events' && 'allEvents' in patch))));
+  };
   const problems = { ...create.error?.fields, ...checked };
 
   async function submit(event: FormEvent) {

@@ -31,7 +31,7 @@ export function EventPicker({ allEvents, events, onChange, problems }: EventPick
                   <code>{type}</code>
                   <span className={`badge badge-severity-${entry.severity}`}>{entry.severity}</span>
                 </label>
-                <p className="hint">{entry.description}</p>
+                <p className="hint">{entry.description.replaceAll('`', '')}</p>
               </li>
             );
           })}
