@@ -302,7 +302,7 @@ export function createRealtimeClient(options: RealtimeOptions): RealtimeClient {
       if (!parsed || !ChannelName.safeParse(channel).success) {
         throw new StratboxClientError(
           'VALIDATION_FAILED',
-          `Not a channel: ${String(channel).slice(0, 80)}; expected backtest:<bt_id>:progress, deployment:<dep_id>:orders or optimization:<opt_id>:progress`,
+          `Not a channel: ${String(channel).slice(0, 80)}; expected backtest:<bt_id>:progress, deployment:<dep_id>:orders, optimization:<opt_id>:progress or user:<your user id>:events`,
           0,
         );
       }
