@@ -155,8 +155,8 @@ export function createVerificationLoop(deps: VerificationLoopDeps): Verification
         market = await loadForwardMarket(deps.marketData, {
           symbols,
           timeframe: timeframe as TimeframeName,
-          fromDay: needs.reduce((min, n) => (n.fromDay < min ? n.fromDay : min), needs[0]!.fromDay),
-          toDay: needs.reduce((max, n) => (n.toDay > max ? n.toDay : max), needs[0]!.toDay),
+          fromDay: needs.map((n) => n.fromDay).sort()[0]!,
+          toDay: needs.map((n) => n.toDay).sort().at(-1)!,
           warmup: Math.max(0, ...prepared.map((p) => p.strategy.declaration.warmup ?? 0)),
           funding: funding && marketType === 'LINEAR',
         });
