@@ -210,8 +210,16 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
   const billing = createBillingServices({ store, clock, logger, ...config.billing });
   const { enabled: verificationHere = true, ...verificationInput } = config.verification ?? {};
   const verificationSettings = resolveVerificationSettings(verificationInput);
-  const marketplace = createMarketplaceServices({ store, clock, logger, billing, strategyRunner, verification: verificationSettings });
   const verificationLoop = createVerificationLoop({ store, clock, logger, strategyRunner, marketData, settings: verificationSettings });
+  const marketplace = createMarketplaceServices({
+    store,
+    clock,
+    logger,
+    billing,
+    strategyRunner,
+    verification: verificationSettings,
+    onRecordCreated: () => verificationLoop.wake(),
+  });
   const backtests = createBacktestService({
     store,
     clock,

@@ -25,11 +25,13 @@ export function createMarketplaceServices(deps: {
   strategyRunner: Pick<StrategyRunner, 'inspect'>;
   /** How the platform verifies listings; default `resolveVerificationSettings()`. */
   verification?: VerificationSettings;
+  /** Called after a listing or a new version committed its verification record. */
+  onRecordCreated?: () => void;
 }) {
-  const { store, clock, logger, billing, strategyRunner, verification = resolveVerificationSettings() } = deps;
+  const { store, clock, logger, billing, strategyRunner, verification = resolveVerificationSettings(), onRecordCreated } = deps;
   return {
-    listings: createListingService({ store, clock, strategyRunner, verification }),
-    records: createListingRecordService({ store }),
+    listings: createListingService({ store, clock, strategyRunner, verification, ...(onRecordCreated ? { onRecordCreated } : {}) }),
+    records: createListingRecordService({ store, thresholds: verification.badge }),
     purchases: createPurchaseService({ store, clock, logger, provider: billing.provider, events: billing.events }),
     reviews: createReviewService({ store, clock }),
     licences: createLicenceService({ store }),

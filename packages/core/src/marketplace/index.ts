@@ -14,3 +14,4 @@ export { toListingView, toPurchaseView, toReviewView, averageRating, type Listin
 export { createListingRecordService, type ListingRecordService, type ListingRecordDetailView } from './listing-record-service.js';
 export { findClaims, checkClaims, type FoundClaim, type CheckedClaimView, type ClaimKind } from './claims.js';
 export { checkVerificationSymbols } from './listing-verification.js';
+export * from './verification/index.js';

@@ -4,6 +4,7 @@ import { notFound } from '../errors/stratbox-error.js';
 import type { StoreRepositories } from '../ports/store.js';
 import { checkClaims } from './claims.js';
 import { toVerificationRecordView } from './verification/record-views.js';
+import { DEFAULT_VERIFICATION_SETTINGS, type VerificationSettings } from './verification/verification-settings.js';
 
 export type ListingRecordDetailView = z.infer<typeof ListingRecordDetail>;
 export type ListingRecordService = ReturnType<typeof createListingRecordService>;
@@ -18,7 +19,14 @@ export type ListingRecordService = ReturnType<typeof createListingRecordService>
  * record's platform backtest figure of the same kind (null while pending). `buyers` is null:
  * the buyers' realized returns are not yet reachable from the Store (see docs/verified-listings.md).
  */
-export function createListingRecordService({ store }: { store: StoreRepositories }) {
+export function createListingRecordService({
+  store,
+  thresholds = DEFAULT_VERIFICATION_SETTINGS.badge,
+}: {
+  store: StoreRepositories;
+  /** The operator's badge thresholds, returned with every record so a reader can tell what its badge means. */
+  thresholds?: VerificationSettings['badge'];
+}) {
   return {
     async get(_userId: string, listingId: string): Promise<ListingRecordDetailView> {
       const listing = await store.listings.findById(listingId);
@@ -28,10 +36,12 @@ export function createListingRecordService({ store }: { store: StoreRepositories
       const metrics = current?.status === 'ready' && current.backtest ? current.backtest.metrics : null;
       return {
         listingId: listing.id,
+        name: listing.name,
         listed: listing.status === 'listed',
         current: current ? toVerificationRecordView(current) : null,
         lineage: rows.filter((r) => r !== current).map(toVerificationRecordView),
         claims: checkClaims(listing.description, metrics),
+        thresholds: { ...thresholds },
         buyers: null,
       };
     },

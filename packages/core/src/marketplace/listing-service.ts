@@ -21,6 +21,8 @@ export interface ListingServiceDeps {
   strategyRunner: Pick<StrategyRunner, 'inspect'>;
   /** How the platform verifies listings (resolved: `resolveVerificationSettings`). */
   verification: VerificationSettings;
+  /** Called after a new verification record was committed (a listing or a new version), so the platform runs it soon. */
+  onRecordCreated?: () => void;
 }
 
 /** At most this many tags on a listing and in a search. */
@@ -63,7 +65,7 @@ export type ListingService = ReturnType<typeof createListingService>;
  * a missing listing). Unlisting hides the listing from everyone (404) and from search, while
  * its buyers keep their run-only licences.
  */
-export function createListingService({ store, clock, strategyRunner, verification }: ListingServiceDeps) {
+export function createListingService({ store, clock, strategyRunner, verification, onRecordCreated }: ListingServiceDeps) {
   const recordDeps = { store, strategyRunner, settings: verification };
 
   /**
@@ -130,6 +132,7 @@ export function createListingService({ store, clock, strategyRunner, verificatio
         await tx.listings.insert(listing);
         await tx.verificationRecords.insert(record);
       });
+      onRecordCreated?.();
       return toListingView(listing);
     },
 
@@ -164,7 +167,7 @@ export function createListingService({ store, clock, strategyRunner, verificatio
           listedAt: now,
         });
       }
-      return store.transaction(async (tx) => {
+      const view = await store.transaction(async (tx) => {
         const current = await loadOwn(tx, userId, id, true);
         const publishes = record !== null && current.strategyVersion !== record.identity.strategyVersion;
         const patch: ListingPatch = { updatedAt: now };
@@ -184,6 +187,8 @@ export function createListingService({ store, clock, strategyRunner, verificatio
         }
         return toListingView({ ...current, ...patch, recordSummary } as ListingRecord);
       });
+      if (record) onRecordCreated?.();
+      return view;
     },
 
     /** Unlists the seller's listing (204); buyers keep their licences. Another user's listing is a 404. */

@@ -1,3 +1,4 @@
+import { saveRecord } from './save-record.js';
 import { downsampleEquity } from '../../backtests/equity-downsample.js';
 import { loadBacktestCandles } from '../../backtests/load-backtest-candles.js';
 import { loadBacktestFunding } from '../../backtests/load-backtest-funding.js';
@@ -12,7 +13,7 @@ import { appendPoints, decodePoints } from './equity-points.js';
 import { RECORD_EQUITY_POINTS, type VerificationDeps } from './platform-backtest.js';
 import { recordMetrics } from './record-metrics.js';
 import { loadRecordStrategy, recordError, type RecordStrategy } from './record-strategy.js';
-import { nextUpdatedAt, summaryOf } from './record-views.js';
+import { nextUpdatedAt } from './record-views.js';
 
 const DAY_MS = 86_400_000;
 /** A recomputed point differs from the stored one beyond this relative tolerance: kept as stored, and logged. */
@@ -233,12 +234,7 @@ export async function advanceForwardRecord(deps: VerificationDeps, record: Verif
     points,
   };
   const badge = badgeFor(days, closed.length, settings.badge);
-  const updated = await store.verificationRecords.update(record.id, record.updatedAt, {
-    forward,
-    badge,
-    updatedAt: nextUpdatedAt(record.updatedAt, clock.now()),
-  });
+  const updated = await saveRecord(store, record, { forward, badge, updatedAt: nextUpdatedAt(record.updatedAt, clock.now()) });
   if (!updated) return { status: 'lost', record, computeMs };
-  if (!updated.supersededAt) await store.listings.setRecordSummary(updated.listingId, summaryOf(updated));
   return { status: 'advanced', record: updated, added: fresh.length, computeMs };
 }

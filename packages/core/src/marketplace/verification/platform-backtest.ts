@@ -1,3 +1,4 @@
+import { saveRecord } from './save-record.js';
 import { isStratboxError } from '../../errors/stratbox-error.js';
 import { downsampleEquity } from '../../backtests/equity-downsample.js';
 import { loadBacktestCandles } from '../../backtests/load-backtest-candles.js';
@@ -8,12 +9,12 @@ import { dayOf } from '../../market-data/candle-series.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../../ports/market-data.js';
-import type { StoreRepositories } from '../../ports/store.js';
+import type { Store } from '../../ports/store.js';
 import type { VerificationRecordRow } from '../../ports/store-verification.js';
 import type { BacktestRunOutput, StrategyRunner } from '../../ports/strategy-runner.js';
 import { loadRecordStrategy, recordError } from './record-strategy.js';
 import { recordMetrics, runFigures } from './record-metrics.js';
-import { nextUpdatedAt, summaryOf } from './record-views.js';
+import { nextUpdatedAt } from './record-views.js';
 import type { VerificationSettings } from './verification-settings.js';
 
 const DAY_MS = 86_400_000;
@@ -22,7 +23,7 @@ const DAY_MS = 86_400_000;
 export const RECORD_EQUITY_POINTS = 1_000;
 
 export interface VerificationDeps {
-  store: StoreRepositories;
+  store: Store;
   clock: Clock;
   logger: Logger;
   strategyRunner: StrategyRunner;
@@ -149,7 +150,7 @@ export function backtestSegment(record: VerificationRecordRow, run: PlatformBack
 export async function runPlatformBacktest(deps: VerificationDeps, record: VerificationRecordRow): Promise<VerificationRecordRow | null> {
   if (record.status !== 'pending') return null;
   const { store, clock, logger } = deps;
-  let patch: Parameters<StoreRepositories['verificationRecords']['update']>[2];
+  let patch: Parameters<Store['verificationRecords']['update']>[2];
   let computeMs = 0;
   try {
     const run = await runRecordBacktest(deps, record);
@@ -169,7 +170,5 @@ export async function runPlatformBacktest(deps: VerificationDeps, record: Verifi
     computeMs,
     tenant: deps.settings.tenant,
   });
-  const updated = await store.verificationRecords.update(record.id, record.updatedAt, { ...patch, updatedAt: nextUpdatedAt(record.updatedAt, clock.now()) });
-  if (updated && !updated.supersededAt) await store.listings.setRecordSummary(updated.listingId, summaryOf(updated));
-  return updated;
+  return saveRecord(store, record, { ...patch, updatedAt: nextUpdatedAt(record.updatedAt, clock.now()) });
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { MarketData, TimeframeName } from '../../ports/market-data.js';
-import type { StoreRepositories } from '../../ports/store.js';
+import type { Store } from '../../ports/store.js';
 import type { VerificationRecordRow } from '../../ports/store-verification.js';
 import type { StrategyRunner } from '../../ports/strategy-runner.js';
 import { advanceForwardRecord, forwardNeed, loadForwardMarket, type ForwardAdvance } from './forward-record.js';
@@ -10,7 +10,7 @@ import { loadRecordStrategy, recordError, type RecordStrategy } from './record-s
 import type { VerificationSettings } from './verification-settings.js';
 
 export interface VerificationLoopDeps {
-  store: StoreRepositories;
+  store: Store;
   clock: Clock;
   logger: Logger;
   strategyRunner: StrategyRunner;
@@ -35,6 +35,8 @@ export interface VerificationLoop {
   start(): void;
   /** One round: pending platform backtests, then the forward records of listed listings. Waits for a round already running. */
   tick(): Promise<VerificationRound>;
+  /** Runs a round soon (after the current one) instead of at the next interval: a listing was just created. Does nothing before `start()`. */
+  wake(): void;
   /** Stops the timer, aborts the runs in flight and waits for the round to end. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -156,7 +158,10 @@ export function createVerificationLoop(deps: VerificationLoopDeps): Verification
           symbols,
           timeframe: timeframe as TimeframeName,
           fromDay: needs.map((n) => n.fromDay).sort()[0]!,
-          toDay: needs.map((n) => n.toDay).sort().at(-1)!,
+          toDay: needs
+            .map((n) => n.toDay)
+            .sort()
+            .at(-1)!,
           warmup: Math.max(0, ...prepared.map((p) => p.strategy.declaration.warmup ?? 0)),
           funding: funding && marketType === 'LINEAR',
         });
@@ -182,23 +187,47 @@ export function createVerificationLoop(deps: VerificationLoopDeps): Verification
     return running;
   }
 
+  let started = false;
+  let again = false;
+  const logFailure = (error: unknown) => logger.error('Verification round failed', { error: error instanceof Error ? error.message : String(error) });
+
+  /** A round now; then another at once if one was asked for meanwhile, else the next in `intervalMs`. */
+  function runNow() {
+    void tick()
+      .catch(logFailure)
+      .finally(() => {
+        if (closed) return;
+        if (again) {
+          again = false;
+          runNow();
+        } else schedule();
+      });
+  }
+
   function schedule() {
     if (closed) return;
     timer = setTimeout(() => {
       timer = null;
-      tick()
-        .catch((error: unknown) => logger.error('Verification round failed', { error: error instanceof Error ? error.message : String(error) }))
-        .finally(schedule);
+      runNow();
     }, settings.intervalMs);
     timer.unref?.();
   }
 
   return {
     start() {
-      if (closed || timer) return;
-      void tick()
-        .catch((error: unknown) => logger.error('Verification round failed', { error: error instanceof Error ? error.message : String(error) }))
-        .finally(schedule);
+      if (closed || started) return;
+      started = true;
+      runNow();
+    },
+    wake() {
+      if (closed || !started) return;
+      if (running) {
+        again = true;
+        return;
+      }
+      if (timer) clearTimeout(timer);
+      timer = null;
+      runNow();
     },
     tick,
     async close() {
