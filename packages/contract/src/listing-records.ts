@@ -13,6 +13,15 @@ export const EvidenceBadge = z.enum(['insufficient', 'emerging', 'established'])
 export type EvidenceBadge = z.infer<typeof EvidenceBadge>;
 export const BADGE_RANK: Readonly<Record<EvidenceBadge, number>> = { insufficient: 0, emerging: 1, established: 2 };
 
+/** The operator's badge thresholds, so a reader can tell what a badge means (defaults 90 days / 30 trades and 180 days / 100 trades). */
+export const BadgeThresholds = z.object({
+  emergingDays: z.number().meta({ description: 'Below this many forward days: `insufficient`' }),
+  emergingTrades: z.number().meta({ description: 'Below this many forward trades: `insufficient`' }),
+  establishedDays: z.number().meta({ description: 'From this many forward days, with `establishedTrades`: `established`' }),
+  establishedTrades: z.number().meta({ description: 'From this many forward trades, with `establishedDays`: `established`' }),
+});
+export type BadgeThresholds = z.infer<typeof BadgeThresholds>;
+
 /** The figures of one segment (the platform backtest, or the forward record). Null where the segment is too short to tell. */
 export const RecordMetrics = z.object({
   totalReturn: z.number().nullable(),
@@ -73,7 +82,10 @@ export const VerificationRecord = z.object({
   searchEffort: z.object({
     backtests: z.number().int(),
     trials: z.number().int(),
-    total: z.number().int().meta({ description: 'Backtests plus optimization trials the seller ran on this strategy (all versions) before listing: the DSR\'s number of trials' }),
+    total: z
+      .number()
+      .int()
+      .meta({ description: "Backtests plus optimization trials the seller ran on this strategy (all versions) before listing: the DSR's number of trials" }),
   }),
   badge: EvidenceBadge,
   createdAt: Timestamp,
@@ -86,16 +98,18 @@ export const CheckedClaim = z.object({
   text: z.string().meta({ description: 'The words of the description that state it, e.g. "+300 % in backtests"' }),
   kind: z.enum(['return', 'drawdown', 'sharpe']),
   claimed: z.number(),
-  verified: z.number().nullable().meta({ description: 'The platform backtest\'s figure of the same kind (null while pending)' }),
+  verified: z.number().nullable().meta({ description: "The platform backtest's figure of the same kind (null while pending)" }),
 });
 
 /** `GET /api/marketplace/:id/record`: the current record, its lineage, and the claims checked. */
 export const ListingRecordDetail = z.object({
   listingId: ListingId,
+  name: z.string().meta({ description: "The listing's name (kept after it is unlisted)" }),
   listed: z.boolean().meta({ description: 'False once delisted: the record stays readable for good' }),
   current: VerificationRecord.nullable(),
   lineage: z.array(VerificationRecord).meta({ description: "Earlier versions' records, newest first" }),
   claims: z.array(CheckedClaim),
+  thresholds: BadgeThresholds,
   buyers: z
     .object({
       count: z.number().int(),
@@ -103,7 +117,10 @@ export const ListingRecordDetail = z.object({
       forwardReturnSameDays: z.number().nullable(),
     })
     .nullable()
-    .meta({ description: 'Once at least 3 buyers run it live or on paper: the median of their realized return since purchase, beside the forward record over the same days' }),
+    .meta({
+      description:
+        'Once at least 3 buyers run it live or on paper: the median of their realized return since purchase, beside the forward record over the same days',
+    }),
 });
 
 /** The summary a listing carries in search. */

@@ -23,7 +23,7 @@ export const CreateListingBody = z.strictObject({
     .min(1)
     .max(10)
     .optional()
-    .meta({ description: "What the platform verifies it on (backtest and forward record); default BTC/USDT:USDT (LINEAR) or BTC/USDT (SPOT)" }),
+    .meta({ description: 'What the platform verifies it on (backtest and forward record); default BTC/USDT:USDT (LINEAR) or BTC/USDT (SPOT)' }),
   timeframe: Timeframe.optional().meta({ description: "The verification's timeframe; default the strategy's declared one, else 1h" }),
 });
 
@@ -49,7 +49,9 @@ export const Listing = z.object({
   averageRating: z.number().nullable(),
   reviewCount: z.number().int(),
   purchaseCount: z.number().int(),
-  record: ListingRecordSummary.nullable().meta({ description: "The platform's verification of the listed version (GET /api/marketplace/:id/record for all of it)" }),
+  record: ListingRecordSummary.nullable().meta({
+    description: "The platform's verification of the listed version (GET /api/marketplace/:id/record for all of it)",
+  }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -57,7 +59,9 @@ export const Listing = z.object({
 export const SearchListingsQuery = z.strictObject({
   search: z.string().max(200).optional().meta({ description: 'Case-insensitive match on name or description' }),
   tags: z.string().max(400).optional().meta({ description: 'Comma-separated tags; a listing must carry all of them' }),
-  sort: ListingSort.optional().meta({ description: 'newest (default), or by the verified record: forwardReturn, forwardSharpe, dsr, forwardDays (highest first)' }),
+  sort: ListingSort.optional().meta({
+    description: 'newest (default), or by the verified record: forwardReturn, forwardSharpe, dsr, forwardDays (highest first)',
+  }),
   minBadge: EvidenceBadge.optional().meta({ description: 'Only listings whose evidence badge is at least this' }),
   minForwardDays: queryInteger().min(0).max(100_000).optional().meta({ description: 'Only listings with at least this many forward days' }),
   ...PageQuery,

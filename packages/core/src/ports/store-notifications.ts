@@ -170,5 +170,10 @@ export interface NotificationDeliveryRepository {
    */
   recordAttempt(id: string, expectedAttempts: number, patch: NotificationDeliveryPatch): Promise<NotificationDeliveryRecord | null>;
   /** The user's channel's deliveries, newest first, optionally of one status; empty if the channel is not the user's. */
-  listByChannel(userId: string, channelId: string, page: PageRequest, filter?: { status?: NotificationDeliveryRecord['status'] }): Promise<NotificationDeliveryRecord[]>;
+  listByChannel(
+    userId: string,
+    channelId: string,
+    page: PageRequest,
+    filter?: { status?: NotificationDeliveryRecord['status'] },
+  ): Promise<NotificationDeliveryRecord[]>;
 }
