@@ -95,7 +95,7 @@ describe('notification events on SQLite', () => {
     const types = (await about(alice, id)).map((e) => e.type).sort();
     expect(types).toEqual(['deployment.order.filled', 'deployment.order.filled', 'deployment.started', 'deployment.stopped']);
     const filled = (await stratbox.deployments.orders(alice, id, { limit: 10 })).orders.filter((o) => o.status === 'filled');
-    const fillIds = (await about(alice, id, 'deployment.order.filled')).map((e) => (data(e) as { order: { id: string } }).order.id);
+    const fillIds = (await about(alice, id, 'deployment.order.filled')).map((e) => (data(e) as unknown as { order: { id: string } }).order.id);
     expect(fillIds.sort()).toEqual(filled.map((o) => o.id).sort());
   }, 120_000);
 
