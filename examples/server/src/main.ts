@@ -45,6 +45,8 @@ async function main() {
     // an api node runs no optimizations either; a worker node runs as many as it runs backtests
     optimizations: { concurrency: runsJobs(scale.role) ? scale.workerConcurrency : 0 },
     notifications: readNotificationConfig(env, runsJobs(scale.role)),
+    // the platform's verification of listings (sandbox runs) belongs on nodes that run jobs
+    verification: { enabled: runsJobs(scale.role) },
   });
   await stratbox.start();
   const backend = { store: config.databaseUrl ? 'postgres' : 'sqlite', queue: scale.redisUrl ? 'bullmq' : 'in-process', role: scale.role };
