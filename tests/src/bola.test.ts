@@ -119,3 +119,73 @@ describe('notification channels are scoped to their owner', () => {
     expect(list.channels.map((c) => c.label)).toEqual(['bob own']);
   });
 });
+
+/**
+ * Listings: the seller's routes (edit, unlist) answer another user the 404 of a missing listing
+ * and change nothing. The record route (`GET /api/marketplace/:id/record`) is the documented
+ * exception: a verification record is public to anyone authenticated with the link, buyers and
+ * strangers alike, also once unlisted, so another user reads it (200, without the source); only
+ * an id that never was a listing answers 404.
+ */
+describe('listings are scoped to their seller, their records are public', () => {
+  let service: TestService;
+  let alice: StratboxClient;
+  let bob: StratboxClient;
+  let id: string;
+  const marker = `BOLA_SECRET_${Date.now().toString(36)}`;
+  const source = `// ${marker}\nexport const meta = { timeframe: '1h' };\nexport function onCandle(ctx, candle) {}\n`;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    alice = (await service.newUser('alice')).client;
+    bob = (await service.newUser('bob')).client;
+    const strategyId = (await alice.strategies.create({ body: { name: 'alpha', source } })).id;
+    id = (await alice.marketplace.create({ body: { strategyId, name: 'Alpha', price: 0 } })).id;
+  });
+  afterAll(() => service.close());
+
+  const attempts: Record<string, () => Promise<unknown>> = {
+    'PUT /api/marketplace/:id (name)': () => bob.marketplace.update({ params: { id }, body: { name: 'Hijacked' } }),
+    'PUT /api/marketplace/:id (strategyVersion)': () => bob.marketplace.update({ params: { id }, body: { strategyVersion: 1 } }),
+    'DELETE /api/marketplace/:id': () => bob.marketplace.unlist({ params: { id } }),
+  };
+
+  for (const [route, attempt] of Object.entries(attempts)) {
+    it(`${route} by another user answers 404 and leaves the listing and its record unchanged`, async () => {
+      const before = await alice.marketplace.get({ params: { id } });
+      const record = await alice.marketplace.record({ params: { id } });
+      const error = (await attempt().then(
+        () => null,
+        (e: unknown) => e,
+      )) as StratboxClientError;
+      expect(error).toBeInstanceOf(StratboxClientError);
+      expect(error.status).toBe(404);
+      expect(error.code).toBe('NOT_FOUND');
+      expect(error.message).toBe(`Listing ${id} not found`);
+      const after = await alice.marketplace.get({ params: { id } });
+      // the record summary is the platform's and may move on meanwhile; the rest is the seller's and unchanged
+      expect({ ...after, record: null }).toEqual({ ...before, record: null });
+      const recordAfter = await alice.marketplace.record({ params: { id } });
+      expect(recordAfter.listed).toBe(true);
+      expect(recordAfter.current!.id).toBe(record.current!.id);
+      expect(recordAfter.current!.identity).toEqual(record.current!.identity);
+      expect(recordAfter.lineage).toEqual([]);
+    });
+  }
+
+  it('GET /api/marketplace/:id/record is readable by another user (public with the link), without the source', async () => {
+    const theirs = await bob.marketplace.record({ params: { id } });
+    expect(theirs.listingId).toBe(id);
+    expect(theirs.current!.listingId).toBe(id);
+    expect(JSON.stringify(theirs)).not.toContain(marker);
+    expect(JSON.stringify(theirs)).not.toContain('onCandle');
+  });
+
+  it('GET /api/marketplace/:id/record of an id that never was a listing answers 404', async () => {
+    const missing = `lst_${'Q'.repeat(22)}`;
+    const error = (await bob.marketplace.record({ params: { id: missing } }).catch((e: unknown) => e)) as StratboxClientError;
+    expect(error).toBeInstanceOf(StratboxClientError);
+    expect(error.status).toBe(404);
+    expect(error.message).toBe(`Listing ${missing} not found`);
+  });
+});

@@ -3,9 +3,11 @@ import {
   createStratboxClient,
   type DeploymentOrderList,
   type DeploymentPositions,
+  type ListingRecordSummary,
   type LogPageData,
   type RouteInput,
   type StrategyDetail,
+  type VerificationRecord,
 } from '@stratbox/client';
 
 /**
@@ -52,6 +54,16 @@ describe('client types come from the contract', () => {
       void client.credentials.create({ body: { exchange: 'paper' } });
       // @ts-expect-error the webhook is for the payment provider, not for clients
       void client.billing.webhook;
+      void client.marketplace.search({ query: { sort: 'forwardDays', minBadge: 'emerging', minForwardDays: 90 } });
+      // @ts-expect-error sort is one of the contract's sort keys
+      void client.marketplace.search({ query: { sort: 'hot' } });
+      // @ts-expect-error minBadge is an evidence badge
+      void client.marketplace.search({ query: { minBadge: 'gold' } });
+      // @ts-expect-error minForwardDays is a number (the client writes it as a string on the wire)
+      void client.marketplace.search({ query: { minForwardDays: '90' } });
+      void client.marketplace.record({ params: { id: 'lst_1' } });
+      // @ts-expect-error the record route needs the listing's id
+      void client.marketplace.record({});
     };
     expect(typeof typed).toBe('function');
     expectTypeOf(client.strategies.get).returns.resolves.toEqualTypeOf<StrategyDetail>();
@@ -60,5 +72,11 @@ describe('client types come from the contract', () => {
     expectTypeOf(client.deployments.orders).returns.resolves.toEqualTypeOf<DeploymentOrderList>();
     expectTypeOf(client.deployments.positions).returns.resolves.toEqualTypeOf<DeploymentPositions>();
     expectTypeOf<NonNullable<RouteInput<'strategies.list'>['query']>['limit']>().toEqualTypeOf<number | undefined>();
+    type RecordDetail = Awaited<ReturnType<typeof client.marketplace.record>>;
+    expectTypeOf<RecordDetail['current']>().toEqualTypeOf<VerificationRecord | null>();
+    expectTypeOf<RecordDetail['lineage']>().toEqualTypeOf<VerificationRecord[]>();
+    expectTypeOf<RecordDetail['listed']>().toEqualTypeOf<boolean>();
+    type SearchedListing = Awaited<ReturnType<typeof client.marketplace.search>>['listings'][number];
+    expectTypeOf<SearchedListing['record']>().toEqualTypeOf<ListingRecordSummary | null>();
   });
 });

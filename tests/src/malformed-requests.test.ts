@@ -67,6 +67,7 @@ describe('malformed requests outside the router get the documented error body', 
   for (const [path, status, code] of [
     ['/api/strategies/%', 400, 'VALIDATION_FAILED'],
     ['/api/strategies/%E0%A4%A', 400, 'VALIDATION_FAILED'],
+    ['/api/marketplace/%/record', 400, 'VALIDATION_FAILED'],
     ['/api/no-such-route/%zz', 404, 'NOT_FOUND'],
   ] as const) {
     it(`GET ${path} answers ${status} ${code}, not an unhandled 500`, async () => {

@@ -67,6 +67,8 @@ describe('marketplace over HTTP', () => {
       averageRating: null,
       reviewCount: 0,
       purchaseCount: 0,
+      // the platform's verification starts with the listing: pending, no forward evidence yet
+      record: { status: 'pending', badge: 'insufficient', forwardDays: 0, forwardTrades: 0, searchEffort: 0 },
     });
     expect(body.id).toMatch(/^lst_[A-Za-z0-9_-]{16,}$/);
     expect(JSON.stringify(body)).not.toContain(MARKER);
@@ -278,6 +280,10 @@ describe('marketplace over HTTP', () => {
     ]) {
       await capture(await raw(bob, path));
     }
+    // The listing's verified record is the buyer's to read, without the source.
+    const recorded = await capture(await raw(bob, `/api/marketplace/${trend.id}/record`));
+    expect(recorded.status).toBe(200);
+    expect(recorded.body).toMatchObject({ listingId: trend.id, listed: true, current: { listingId: trend.id, identity: { strategyVersion: 1 } } });
     // Errors the buyer can provoke on the strategy.
     await capture(await raw(bob, `/api/strategies/${strategyId}`, { method: 'PUT', body: JSON.stringify({ name: 'mine now' }) }));
     await capture(await raw(bob, `/api/strategies/${strategyId}`, { method: 'DELETE' }));
