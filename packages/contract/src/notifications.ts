@@ -286,6 +286,7 @@ export const CreatedNotificationChannel = NotificationChannel.extend({
     .nullable()
     .meta({ description: 'Webhook channels: the HMAC-SHA256 signing secret (`whsec_...`), returned only here. Null for other kinds.' }),
 });
+export type CreatedNotificationChannel = z.infer<typeof CreatedNotificationChannel>;
 
 export const ListNotificationChannelsQuery = z.strictObject({ ...PageQuery });
 export const NotificationChannelList = z.object({ channels: z.array(NotificationChannel), nextCursor: NextCursor });
