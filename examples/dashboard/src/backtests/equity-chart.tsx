@@ -1,16 +1,32 @@
-import { AreaSeries, createChart, type IChartApi, LineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { AreaSeries, createChart, createSeriesMarkers, type IChartApi, LineSeries, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef } from 'react';
-import { drawdownSeries, equitySeries } from './chart-data.js';
+import { drawdownSeries, equitySeries, toSeconds } from './chart-data.js';
 import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
 
 const asTime = (points: Array<{ time: number; value: number }>) => points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value }));
 
-/** The equity curve, and beneath it the drawdown from its running peak (percent), on one time axis. */
-export function EquityChart({ points }: { points: Array<{ time: string; equity: number }> }) {
+/**
+ * The equity curve, and beneath it the drawdown from its running peak (percent), on one time axis.
+ * With `segment`, the points from `segment.from` on are a second segment (a listing's forward
+ * record after its platform backtest): drawn in their own colour, a marker where they start.
+ */
+export function EquityChart({
+  points,
+  segment,
+  caption,
+}: {
+  points: Array<{ time: string; equity: number }>;
+  segment?: { from: string; label: string; marker: string } | undefined;
+  /** Replaces the default caption. */
+  caption?: string | undefined;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const equity = useMemo(() => equitySeries(points), [points]);
   const drawdown = useMemo(() => drawdownSeries(equity), [equity]);
   const worst = drawdown.reduce((min, p) => Math.min(min, p.value), 0);
+  const segmentFrom = segment ? toSeconds(segment.from) : null;
+  const segmentLabel = segment?.label;
+  const segmentMarker = segment?.marker;
 
   useEffect(() => {
     if (!host.current || equity.length === 0) return;
@@ -21,7 +37,15 @@ export function EquityChart({ points }: { points: Array<{ time: string; equity: 
     const frame = requestAnimationFrame(() => {
       chart = createChart(element, CHART_OPTIONS);
       const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: 2, title: 'Equity' }, 0);
-      line.setData(asTime(equity));
+      const second = segmentFrom === null ? [] : equity.filter((p) => p.time >= segmentFrom);
+      line.setData(asTime(segmentFrom === null ? equity : equity.filter((p) => p.time < segmentFrom)));
+      if (second.length > 0) {
+        const forward = chart.addSeries(LineSeries, { color: SERIES_COLORS.segment, lineWidth: 2, title: segmentLabel ?? '' }, 0);
+        forward.setData(asTime(second));
+        createSeriesMarkers(forward, [
+          { time: second[0]!.time as UTCTimestamp, position: 'aboveBar', shape: 'arrowDown', color: SERIES_COLORS.segment, text: segmentMarker ?? '' },
+        ]);
+      }
       const dd = chart.addSeries(
         AreaSeries,
         {
@@ -44,7 +68,7 @@ export function EquityChart({ points }: { points: Array<{ time: string; equity: 
       cancelAnimationFrame(frame);
       chart?.remove();
     };
-  }, [equity, drawdown]);
+  }, [equity, drawdown, segmentFrom, segmentLabel, segmentMarker]);
 
   if (equity.length === 0) return <p className="muted">No equity curve: the run made no bars.</p>;
   const last = equity.at(-1)!.value;
@@ -56,7 +80,7 @@ export function EquityChart({ points }: { points: Array<{ time: string; equity: 
       </p>
       <div className="chart equity-chart" ref={host} />
       <figcaption className="muted small">
-        Equity ({equity.length.toLocaleString('en')} points) above; drawdown below its running peak, deepest {worst.toFixed(1)}%.
+        {caption ?? `Equity (${equity.length.toLocaleString('en')} points) above; drawdown below its running peak, deepest ${worst.toFixed(1)}%.`}
       </figcaption>
     </figure>
   );

@@ -2,8 +2,13 @@ import { Link } from '../routing/link.js';
 import type { Listing } from './listing.js';
 import { formatPrice } from './listing-values.js';
 import { Rating } from './rating.js';
+import { RecordSummary } from './record-summary.js';
 
-/** A listing in the browse list: name, price, rating, tags (each a filter), the start of its description. */
+/**
+ * A listing in the browse list: name, price, its verified record's badge and forward figures,
+ * rating, tags (each a filter). Not its description: the figures a description may claim are
+ * checked on the listing page, each beside the verified one, and a list card has no room for that.
+ */
 export function ListingCard({ listing, onTag }: { listing: Listing; onTag(tag: string): void }) {
   return (
     <li className="card listing-card">
@@ -13,7 +18,7 @@ export function ListingCard({ listing, onTag }: { listing: Listing; onTag(tag: s
         </h2>
         <span className="price">{formatPrice(listing.price)}</span>
       </div>
-      <p className="listing-description">{listing.description || <span className="muted">No description.</span>}</p>
+      <RecordSummary summary={listing.record} />
       <p className="muted small">
         <Rating average={listing.averageRating} count={listing.reviewCount} /> · {listing.purchaseCount} bought · version {listing.strategyVersion}
       </p>

@@ -7,38 +7,63 @@ import type { Listing } from './listing.js';
 import { ListingCard } from './listing-card.js';
 import { parseTags } from './listing-values.js';
 import { MarketplaceTabs } from './marketplace-tabs.js';
+import { BADGES, evidenceFilters, SORTS, type SortKey } from './record-values.js';
 
-/** Every seller's listings, newest first: searched by text, filtered by tags (a listing must carry them all). */
+interface Applied {
+  search: string;
+  tags: string[];
+  sort: SortKey;
+  minBadge: string;
+  minForwardDays: string;
+}
+
+const NONE: Applied = { search: '', tags: [], sort: 'newest', minBadge: 'insufficient', minForwardDays: '' };
+
+/**
+ * Every seller's listings, each with its verified record's badge and forward figures: searched by
+ * text, filtered by tags (a listing must carry them all), by a minimum badge and forward days,
+ * sorted newest first or by the verified record (highest first).
+ */
 export function MarketplacePage() {
   const client = useClient();
   const [search, setSearch] = useState('');
   const [tagsText, setTagsText] = useState('');
-  const [applied, setApplied] = useState({ search: '', tags: [] as string[] });
-  const list = usePagedList<Listing>(`marketplace:${applied.search}:${applied.tags.join(',')}`, async (cursor, signal) => {
+  const [minBadge, setMinBadge] = useState(NONE.minBadge);
+  const [minForwardDays, setMinForwardDays] = useState('');
+  const [applied, setApplied] = useState<Applied>(NONE);
+  const evidence = evidenceFilters(applied.minBadge, applied.minForwardDays);
+  const key = `marketplace:${applied.search}:${applied.tags.join(',')}:${applied.sort}:${evidence.minBadge ?? ''}:${evidence.minForwardDays ?? ''}`;
+  const list = usePagedList<Listing>(key, async (cursor, signal) => {
     const query = {
       limit: 20,
       ...(applied.search ? { search: applied.search } : {}),
       ...(applied.tags.length ? { tags: applied.tags.join(',') } : {}),
+      ...(applied.sort !== 'newest' ? { sort: applied.sort } : {}),
+      ...evidence,
       ...(cursor ? { cursor } : {}),
     };
     const page = await client.marketplace.search({ query }, { signal });
     return { items: page.listings, nextCursor: page.nextCursor };
   });
-  const filtered = applied.search !== '' || applied.tags.length > 0;
+  const filtered = applied.search !== '' || applied.tags.length > 0 || Object.keys(evidence).length > 0;
+  const current = (): Omit<Applied, 'sort'> => ({ search: search.trim(), tags: parseTags(tagsText), minBadge, minForwardDays });
 
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    setApplied({ search: search.trim(), tags: parseTags(tagsText) });
+    setApplied((a) => ({ ...current(), sort: a.sort }));
   };
   const addTag = (tag: string) => {
     const tags = parseTags(`${tagsText} ${tag}`);
     setTagsText(tags.join(', '));
-    setApplied({ search: search.trim(), tags });
+    setApplied((a) => ({ ...current(), tags, sort: a.sort }));
   };
+  const sortBy = (sort: SortKey) => setApplied((a) => ({ ...a, sort }));
   const clear = () => {
     setSearch('');
     setTagsText('');
-    setApplied({ search: '', tags: [] });
+    setMinBadge(NONE.minBadge);
+    setMinForwardDays('');
+    setApplied((a) => ({ ...NONE, sort: a.sort }));
   };
 
   return (
@@ -72,6 +97,29 @@ export function MarketplacePage() {
               Separated by commas; a listing must carry every one
             </span>
           </div>
+          <div className="field">
+            <label htmlFor="market-min-badge">Minimum badge</label>
+            <select id="market-min-badge" value={minBadge} onChange={(e) => setMinBadge(e.target.value)}>
+              {BADGES.map((badge) => (
+                <option key={badge} value={badge}>
+                  {badge === 'insufficient' ? 'any' : badge}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field narrow">
+            <label htmlFor="market-min-days">Min. forward days</label>
+            <input
+              id="market-min-days"
+              type="number"
+              inputMode="numeric"
+              min={0}
+              max={100000}
+              step={1}
+              value={minForwardDays}
+              onChange={(e) => setMinForwardDays(e.target.value)}
+            />
+          </div>
           <div className="field actions">
             <button type="submit" className="primary">
               Search
@@ -84,6 +132,22 @@ export function MarketplacePage() {
           </div>
         </form>
       </search>
+      <div className="form-row sort-row">
+        <div className="field">
+          <label htmlFor="market-sort">Sort by</label>
+          <select id="market-sort" value={applied.sort} onChange={(e) => sortBy(e.target.value as SortKey)}>
+            {SORTS.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <p className="muted small">
+          Badges and figures are the platform’s own: its backtest of the listed version and the forward record since listing.{' '}
+          {applied.sort !== 'newest' ? 'Highest first; listings without the figure last.' : ''}
+        </p>
+      </div>
       <p className="muted small" aria-live="polite">
         {list.loading ? '' : filtered ? `${list.items.length}${list.hasMore ? '+' : ''} listing(s) match.` : ''}
       </p>
@@ -94,7 +158,11 @@ export function MarketplacePage() {
         moreLabel="More listings"
         empty={
           <EmptyState title={filtered ? 'No listing matches' : 'Nothing listed yet'}>
-            <p>{filtered ? 'Try fewer tags or another word.' : 'Sell one of your strategies from My listings: buyers run it without seeing its source.'}</p>
+            <p>
+              {filtered
+                ? 'Try fewer tags, another word or a weaker evidence filter.'
+                : 'Sell one of your strategies from My listings: buyers run it without seeing its source.'}
+            </p>
           </EmptyState>
         }
       >

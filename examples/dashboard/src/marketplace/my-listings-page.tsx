@@ -13,10 +13,11 @@ import { ListingForm } from './listing-form.js';
 import { formatPrice, listingFields, listingFormValues } from './listing-values.js';
 import { MarketplaceTabs } from './marketplace-tabs.js';
 import { Rating } from './rating.js';
+import { RecordSummary } from './record-summary.js';
 
 const EMPTY = { strategyId: '', name: '', description: '', price: '', tags: '' };
 
-/** The user's listings: publish one of their strategies, edit a listing, unlist it (buyers keep their licences). */
+/** The user's listings, each with how its verified record is doing: publish one of their strategies, edit a listing, unlist it (buyers keep their licences). */
 export function MyListingsPage() {
   const client = useClient();
   const [version, setVersion] = useState(0);
@@ -123,6 +124,7 @@ export function MyListingsPage() {
                       {l.strategyVersion}
                       {l.tags.length ? ` · ${l.tags.join(', ')}` : ''}
                     </p>
+                    <RecordSummary summary={l.record} backtest />
                   </div>
                   <div className="actions">
                     <button type="button" onClick={() => setEditing(l.id)} aria-label={`Edit ${l.name}`}>
