@@ -10,3 +10,4 @@ import './dashboard-billing-compare.suite.js';
 import './dashboard-optimizations.suite.js';
 import './dashboard-a11y.suite.js';
 import './dashboard-notifications.suite.js';
+import './dashboard-verified.suite.js';

@@ -7,7 +7,8 @@ import { acceleratedClock } from '../harness/accelerated-clock.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from '../harness/browser.js';
 import { type DashboardTab, openDashboardTab, signIn } from '../harness/dashboard-browser.js';
 import { ensureDashboardBuilt } from '../harness/dashboard-build.js';
-import { seedListing, seedOptimization, seedPaperDeployment, seedReviewedListing, seedTwoBacktests } from '../harness/dashboard-seed.js';
+import { waitFor } from '../harness/deferred.js';
+import { SMA_CROSS, seedListing, seedOptimization, seedPaperDeployment, seedReviewedListing, seedTwoBacktests } from '../harness/dashboard-seed.js';
 import { seedHaltedDeployment } from '../harness/dashboard-seed-risk.js';
 import { startWsTestService, type WsTestService } from '../harness/ws-service.js';
 
@@ -18,7 +19,7 @@ import { startWsTestService, type WsTestService } from '../harness/ws-service.js
  * backtests, a completed optimization, a running paper deployment with orders, a halted one with
  * every risk limit set, a listing of
  * theirs the other user bought and reviewed, and one of the other user's they bought and
- * reviewed (a third they did not buy).
+ * reviewed (a third they did not buy, a fourth claiming "+300 %" with its record ready).
  * The other user has strategies but no exchange account yet. The clock runs 60 times faster so
  * the deployment's '1m' candles close every second.
  */
@@ -39,6 +40,8 @@ interface Seeded {
   boughtListingId: string;
   /** The other user's listing the user has not bought. */
   unboughtListingId: string;
+  /** The other user's listing whose description claims "+300 % in backtests!", checked against its verified record. */
+  claimedListingId: string;
 }
 
 interface PageCheck {
@@ -127,6 +130,11 @@ const PAGES: PageCheck[] = [
     ready: { heading: 'Breakout (seeded)' },
     reveal: (page) => openDialog(page, page.getByRole('button', { name: 'Buy for $12.50' }), 'Buy Breakout (seeded)?'),
   },
+  {
+    name: 'listing with a verified record (badge, two-segment chart, metrics, claims beside the verified figures)',
+    path: (s) => `/marketplace/${s.claimedListingId}`,
+    ready: { selector: ['.listing-record [data-testid="equity-chart"]', '.record-metrics tbody tr', '.claim-verified'] },
+  },
   { name: 'page not found', path: () => '/no/such/page', ready: { heading: 'Page not found' } },
 ];
 
@@ -180,17 +188,29 @@ describe('accessibility of every dashboard page (axe-core in Chromium)', () => {
       clock: acceleratedClock(60),
       deployments: { pollIntervalMs: 100 },
       billing: { plans: { free: { limits: { deployments: 2 } } } },
+      // verified records ready in seconds: a short platform backtest window, a loop that runs often
+      verification: { intervalMs: 250, backtestDays: 30 },
     });
     ({ apiKey, client } = await service.newUser('a11y-user'));
     other = await service.newUser('a11y-other');
     const { listingId: ownListingId } = await seedReviewedListing(client, other.client, 'Trend rider (seeded)');
     const { listingId: boughtListingId } = await seedReviewedListing(other.client, client, 'Range fader (seeded)');
     const { listingId: unboughtListingId } = await seedListing(other.client, 'Breakout (seeded)');
+    const claimed = await other.client.strategies.create({ body: { name: 'Rocket (source)', source: SMA_CROSS } });
+    const { id: claimedListingId } = await other.client.marketplace.create({
+      body: { strategyId: claimed.id, name: 'Rocket (seeded)', description: '+300 % in backtests! Max drawdown 5 %.', price: 4_900 },
+    });
+    await waitFor(
+      'the claimed listing’s record',
+      async () => (await other.client.marketplace.record({ params: { id: claimedListingId } })).current?.status === 'ready',
+      180_000,
+      250,
+    );
     const { deploymentId } = await seedPaperDeployment(client);
     const { deploymentId: haltedDeploymentId } = await seedHaltedDeployment(client);
     const backtests = await seedTwoBacktests(client);
     const { optimizationId } = await seedOptimization(client, backtests.strategyId);
-    seeded = { ...backtests, optimizationId, deploymentId, haltedDeploymentId, ownListingId, boughtListingId, unboughtListingId };
+    seeded = { ...backtests, optimizationId, deploymentId, haltedDeploymentId, ownListingId, boughtListingId, unboughtListingId, claimedListingId };
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
