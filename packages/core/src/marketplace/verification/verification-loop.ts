@@ -1,3 +1,4 @@
+import { nextUpdatedAt } from './record-views.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { MarketData, TimeframeName } from '../../ports/market-data.js';
@@ -90,6 +91,14 @@ export function createVerificationLoop(deps: VerificationLoopDeps): Verification
     }
   }
 
+  /**
+   * Takes a record for this round with a compare-and-set on its `updatedAt`: of several nodes
+   * running the loop on one Store, one runs each record's sandbox work and the others skip it
+   * (a node that dies after taking one leaves it for the next round of any node).
+   */
+  const claim = (record: VerificationRecordRow) =>
+    store.verificationRecords.update(record.id, record.updatedAt, { updatedAt: nextUpdatedAt(record.updatedAt, clock.now()) });
+
   async function round(): Promise<VerificationRound> {
     const report: VerificationRound = {
       backtests: { ready: 0, failed: 0, lost: 0 },
@@ -100,7 +109,8 @@ export function createVerificationLoop(deps: VerificationLoopDeps): Verification
     for await (const page of current('pending')) {
       await eachLimited(page, settings.concurrency, async (record) => {
         if (abort.signal.aborted) return;
-        const after = await runPlatformBacktest(engine, record);
+        const mine = await claim(record);
+        const after = mine && (await runPlatformBacktest(engine, mine));
         if (!after) report.backtests.lost++;
         else if (after.status === 'ready') report.backtests.ready++;
         else report.backtests.failed++;
@@ -173,7 +183,9 @@ export function createVerificationLoop(deps: VerificationLoopDeps): Verification
       }
       await eachLimited(prepared, settings.concurrency, async ({ record, strategy }) => {
         if (abort.signal.aborted) return;
-        count(await advanceForwardRecord(engine, record, { market, strategy }));
+        const mine = await claim(record);
+        if (!mine) report.forward.lost++;
+        else count(await advanceForwardRecord(engine, mine, { market, strategy }));
       });
     }
     return report;
