@@ -1,9 +1,9 @@
 import { saveRecord } from './save-record.js';
+import { runRecordIdentity } from './record-run.js';
 import { downsampleEquity } from '../../backtests/equity-downsample.js';
 import { loadBacktestCandles } from '../../backtests/load-backtest-candles.js';
 import { loadBacktestFunding } from '../../backtests/load-backtest-funding.js';
 import { cpuMsOf } from '../../backtests/run-errors.js';
-import { runSeed } from '../../backtests/run-seed.js';
 import { curveMetrics } from '../../backtests/engine/metrics.js';
 import { dayOf, sliceSeries } from '../../market-data/candle-series.js';
 import { TIMEFRAME_MS, type CandleSeries, type MarketData, type TimeframeName } from '../../ports/market-data.js';
@@ -133,30 +133,13 @@ export async function advanceForwardRecord(deps: VerificationDeps, record: Verif
       (await loadForwardMarket(deps.marketData, { symbols: identity.symbols, timeframe, fromDay: need.fromDay, toDay: need.toDay, warmup, funding }));
     const series = recordSeries(market, first, need.upTo, warmup);
     if (series.every((s) => s.length === 0 || s.time[s.length - 1]! < first)) return { status: 'current', record };
-    output = await deps.strategyRunner.run(
-      {
-        source: strategy.source,
-        series,
-        startTime: first,
-        fees: identity.fees,
-        leverage: 1,
-        slippage: identity.slippage,
-        initialCapital: identity.initialCapital,
-        params: identity.params,
-        marketType: identity.marketType,
-        seed: runSeed({
-          strategyId: record.strategyId,
-          strategyVersion: identity.strategyVersion,
-          symbols: identity.symbols,
-          startDate: record.forward.start,
-          endDate: 'forward',
-          timeframe,
-          params: identity.params,
-        }),
-        ...(funding && market.funding ? { funding: market.funding } : {}),
-      },
-      { signal: deps.signal ?? new AbortController().signal, tenant: settings.tenant, onProgress: () => {} },
-    );
+    output = await runRecordIdentity(deps, record, {
+      source: strategy.source,
+      series,
+      startTime: first,
+      seedWindow: { startDate: record.forward.start, endDate: 'forward' },
+      funding: funding && market.funding ? market.funding : undefined,
+    });
     computeMs = output.computeMs;
   } catch (error) {
     computeMs = cpuMsOf(error);

@@ -1,10 +1,10 @@
 import { saveRecord } from './save-record.js';
+import { runRecordIdentity } from './record-run.js';
 import { isStratboxError } from '../../errors/stratbox-error.js';
 import { downsampleEquity } from '../../backtests/equity-downsample.js';
 import { loadBacktestCandles } from '../../backtests/load-backtest-candles.js';
 import { loadBacktestFunding } from '../../backtests/load-backtest-funding.js';
 import { cpuMsOf } from '../../backtests/run-errors.js';
-import { runSeed } from '../../backtests/run-seed.js';
 import { dayOf } from '../../market-data/candle-series.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
@@ -89,30 +89,13 @@ export async function runRecordBacktest(deps: Omit<VerificationDeps, 'clock'>, r
     }
     const funding =
       identity.funding && identity.marketType === 'LINEAR' ? await loadBacktestFunding(marketData, { symbols: identity.symbols, startDate, endDate }) : null;
-    const output = await deps.strategyRunner.run(
-      {
-        source,
-        series: loaded.series,
-        startTime: loaded.startTime,
-        fees: identity.fees,
-        leverage: 1,
-        slippage: identity.slippage,
-        initialCapital: identity.initialCapital,
-        params: identity.params,
-        marketType: identity.marketType,
-        seed: runSeed({
-          strategyId: record.strategyId,
-          strategyVersion: identity.strategyVersion,
-          symbols: identity.symbols,
-          startDate,
-          endDate,
-          timeframe: identity.timeframe,
-          params: identity.params,
-        }),
-        ...(funding && funding.source !== null ? { funding: funding.funding } : {}),
-      },
-      { signal: deps.signal ?? new AbortController().signal, tenant: settings.tenant, onProgress: () => {} },
-    );
+    const output = await runRecordIdentity(deps, record, {
+      source,
+      series: loaded.series,
+      startTime: loaded.startTime,
+      seedWindow: { startDate, endDate },
+      funding: funding && funding.source !== null ? funding.funding : undefined,
+    });
     return { startDate, endDate, output };
   }
   throw lastError;
