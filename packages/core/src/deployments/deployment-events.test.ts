@@ -5,6 +5,7 @@ import { createSilentLogger } from '../ports/logger.js';
 import type { NotificationEventRecord } from '../ports/store.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { fastClock } from './live-harness-parts.js';
+import { FOUR_ORDERS } from './test-strategies.js';
 
 /*
  * The deployment events a paper deployment writes as it lives: real sandbox child processes, the
@@ -13,20 +14,6 @@ import { fastClock } from './live-harness-parts.js';
  */
 
 const SYMBOL = 'BTC/USDT:USDT';
-
-/** On its first candle: a market entry, a far take-profit, a far entry limit, then a fourth order (breaches maxOrdersPerMinute: 3). */
-const FOUR_ORDERS = `
-export const meta = { timeframe: '1m' };
-let done = false;
-export function onCandle(ctx, c) {
-  if (done) return;
-  done = true;
-  ctx.buy(c.symbol, { quantity: 0.01, tag: 'entry' });
-  ctx.sell(c.symbol, { type: 'limit', price: Math.round(c.close * 2), quantity: 0.01, reduceOnly: true, tag: 'tp' });
-  ctx.buy(c.symbol, { type: 'limit', price: Math.round(c.close * 0.5), quantity: 0.01, tag: 'dip' });
-  ctx.buy(c.symbol, { type: 'limit', price: Math.round(c.close * 0.4), quantity: 0.01, tag: 'deeper' });
-}
-`;
 
 const THROWS = `
 export const meta = { timeframe: '1m' };

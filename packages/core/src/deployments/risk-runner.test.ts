@@ -4,6 +4,7 @@ import { createStratbox, type Stratbox } from '../create-stratbox.js';
 import { createSilentLogger } from '../ports/logger.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 import { fastClock } from './live-harness-parts.js';
+import { FOUR_ORDERS } from './test-strategies.js';
 
 /*
  * Risk limits in the running deployment: real sandbox child processes, the built-in paper
@@ -13,23 +14,6 @@ import { fastClock } from './live-harness-parts.js';
  */
 
 const SYMBOL = 'BTC/USDT:USDT';
-
-/**
- * On its first candle: a market entry, a reduce-only take-profit far above, an entry limit far
- * below, then a fourth order (a second far limit). With `maxOrdersPerMinute: 3` the fourth breaches.
- */
-const FOUR_ORDERS = `
-export const meta = { timeframe: '1m' };
-let done = false;
-export function onCandle(ctx, c) {
-  if (done) return;
-  done = true;
-  ctx.buy(c.symbol, { quantity: 0.01, tag: 'entry' });
-  ctx.sell(c.symbol, { type: 'limit', price: Math.round(c.close * 2), quantity: 0.01, reduceOnly: true, tag: 'tp' });
-  ctx.buy(c.symbol, { type: 'limit', price: Math.round(c.close * 0.5), quantity: 0.01, tag: 'dip' });
-  ctx.buy(c.symbol, { type: 'limit', price: Math.round(c.close * 0.4), quantity: 0.01, tag: 'deeper' });
-}
-`;
 
 /** Asks for half its equity in one position; logs what onOrder hears. */
 const BIG_ENTRY = `
