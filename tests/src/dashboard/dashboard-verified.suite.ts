@@ -72,7 +72,7 @@ describe('verified listings in the dashboard', () => {
     await page.getByText('Published Rocket (verified e2e)').waitFor();
     const card = page.locator('.my-listings li', { hasText: 'Rocket (verified e2e)' });
     await expect.poll(() => card.locator('.evidence-badge').textContent()).toBe('insufficient');
-    await expect.poll(() => card.locator('.record-summary').textContent()).toMatch(/forward .*days.*trades.*return/);
+    await expect.poll(() => card.locator('.record-summary').textContent()).toMatch(/forward .+, \d+ trades?, return/);
     expect(tab.errors).toEqual([]);
   });
 
@@ -134,7 +134,7 @@ describe('verified listings in the dashboard', () => {
     // newest first: the claimed one, listed last
     await expect.poll(names).toEqual(['Rocket (verified e2e)', 'Steady (verified e2e)']);
     expect(await page.locator('.listing-card .evidence-badge').allTextContents()).toEqual(['insufficient', 'insufficient']);
-    expect(await page.locator('.listing-card .record-summary').first().textContent()).toMatch(/forward .* days, \d+ trades, return/);
+    expect(await page.locator('.listing-card .record-summary').first().textContent()).toMatch(/forward .+, \d+ trades?, return/);
     // the list never shows a description's figures (they are checked on the listing page)
     expect(await page.locator('.listing-cards').textContent()).not.toContain('+300');
 
@@ -148,6 +148,20 @@ describe('verified listings in the dashboard', () => {
     await page.getByText('No listing matches').waitFor();
     expect(buyerTab.errors).toEqual([]);
   }, 240_000);
+
+  it('a new version starts a new record; the earlier one is kept, collapsed below', async () => {
+    const { page } = buyerTab;
+    const rocket = (await seller.client.marketplace.myListings()).listings.find((l) => l.name === 'Rocket (verified e2e)')!;
+    await seller.client.strategies.update({ params: { id: rocketStrategyId }, body: { source: `${EVERY_CANDLE}\n// v2\n` } });
+    await seller.client.marketplace.update({ params: { id: rocket.id }, body: { strategyVersion: 2 } });
+    await page.goto(`${service.baseUrl}/marketplace/${rocket.id}`);
+    await page.getByText('version 2', { exact: false }).first().waitFor();
+    const lineage = page.locator('.record-lineage');
+    await lineage.getByText('Earlier versions’ records (1)').click();
+    await lineage.getByRole('heading', { name: /^Version 1/ }).waitFor();
+    expect(await lineage.locator('.record-metrics').count()).toBe(1);
+    expect(buyerTab.errors).toEqual([]);
+  });
 
   it('an unlisted listing’s record page, reached by its link, still shows, marked no longer listed', async () => {
     const { page } = buyerTab;

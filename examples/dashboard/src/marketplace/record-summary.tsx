@@ -1,7 +1,7 @@
 import { formatNumber, formatPercent } from '../ui/format.js';
 import type { Listing } from './listing.js';
 import { EvidenceBadge } from './evidence-badge.js';
-import { formatDays } from './record-values.js';
+import { countOf, formatDays } from './record-values.js';
 
 type Summary = NonNullable<Listing['record']>;
 
@@ -19,7 +19,7 @@ export function RecordSummary({ summary, backtest = false }: { summary: Listing[
 }
 
 function figures(s: Summary, backtest: boolean): string {
-  const forward = `forward ${formatDays(s.forwardDays)}, ${s.forwardTrades.toLocaleString('en')} trades, return ${formatPercent(s.forwardReturn)}, Sharpe ${formatNumber(s.forwardSharpe)}`;
+  const forward = `forward ${formatDays(s.forwardDays)}, ${countOf(s.forwardTrades, 'trade')}, return ${formatPercent(s.forwardReturn)}, Sharpe ${formatNumber(s.forwardSharpe)}`;
   if (s.status === 'pending') return `${forward} · platform backtest pending`;
   if (s.status === 'failed') return `${forward} · the platform backtest failed`;
   return backtest

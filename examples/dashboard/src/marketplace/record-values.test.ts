@@ -29,10 +29,10 @@ describe('the record as the listing page words it', () => {
 
   it('explains a badge with the forward days and trades against the thresholds', () => {
     expect(badgeMeaning('insufficient', 0.25, 1, T)).toBe(
-      '0.2 days and 1 trade of forward record: too little to judge. A record is emerging from 90 days and 30 trades, established from 180 days and 100 trades.',
+      '6 hours and 1 trade of forward record: too little to judge. A record is emerging from 90 days and 30 trades, established from 180 days and 100 trades.',
     );
     expect(badgeMeaning('emerging', 120, 40, T)).toMatch(/^120 days and 40 trades .*not yet the 180 days and 100 trades/);
-    expect(formatDays(1)).toBe('1 day');
+    expect([formatDays(0.01), formatDays(1), formatDays(2.55), formatDays(180.9)]).toEqual(['under an hour', '1 day', '2.5 days', '180 days']);
   });
 
   it('words the search effort', () => {

@@ -23,10 +23,19 @@ export type SortKey = (typeof SORTS)[number]['value'];
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
-/** Forward days as the record counts them, one decimal below 10 (`0.4 days`), whole above. */
+/** Forward days as the record counts them: hours below a day (`6 hours`), one decimal below 10 days (`2.5 days`), whole above. */
 export function formatDays(days: number): string {
+  if (days < 1) {
+    const hours = Math.floor(days * 24);
+    return hours === 0 ? 'under an hour' : plural(hours, 'hour');
+  }
   const shown = days < 10 ? Math.floor(days * 10) / 10 : Math.floor(days);
   return `${shown.toLocaleString('en')} ${shown === 1 ? 'day' : 'days'}`;
+}
+
+/** A count with its noun, singular for one: `1 trade`, `6 trades`. */
+export function countOf(n: number, one: string): string {
+  return plural(n, one);
 }
 
 /**
