@@ -19,11 +19,14 @@ export interface TestService {
 /**
  * The example service in this process on a SQLite file in a temp dir, listening on a free port.
  * Its rate limits are far above what a functional test sends, unless `options.rateLimiter` says otherwise.
+ * The platform's verification of listings is off unless `config.verification` is given: its
+ * two-year platform backtests would share the one sandbox child with the run a test waits for
+ * (the verified-listings tests run the example server with it on).
  */
 export async function startTestService(config: Omit<StratboxConfig, 'store'> = {}, options: { rateLimiter?: RateLimiter | false } = {}): Promise<TestService> {
   const data = tempDataDir();
   const store = await createKyselyStore({ dialect: 'sqlite', filename: join(data.dir, 'stratbox.sqlite') });
-  const stratbox = createStratbox({ logger: createSilentLogger(), ...config, store });
+  const stratbox = createStratbox({ logger: createSilentLogger(), verification: { enabled: false }, ...config, store });
   await stratbox.start();
   const rateLimiter =
     options.rateLimiter ?? createMemoryRateLimiter({ user: { points: 1_000_000, durationSeconds: 60 }, ip: { points: 1_000_000, durationSeconds: 60 } });
