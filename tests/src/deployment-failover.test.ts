@@ -26,7 +26,8 @@ export function onCandle(ctx, candle) {
   if (ctx.orders(candle.symbol).length === 0) ctx.buy(candle.symbol, { quantity: 0.001 });
 }
 `;
-const LEASE_MS = 3000;
+// Long enough that a worker starved by a loaded machine (two test suites at once) keeps renewing in time.
+const LEASE_MS = 8000;
 const SCAN_MS = 500;
 
 type Node = NodeProcess & { baseUrl?: string };
