@@ -35,6 +35,7 @@ const MISSING_IDS: Record<string, Record<string, string>> = {
   credentials: { id: 'cred_00000000000000000000aa' },
   deployments: { id: 'dep_00000000000000000000aa' },
   marketplace: { id: 'lst_00000000000000000000aa', reviewId: 'rev_00000000000000000000aa' },
+  notifications: { id: 'nch_00000000000000000000aa' },
 };
 
 /** The validated input an adapter would pass: a missing record's id, the query's defaults, an empty body. */
