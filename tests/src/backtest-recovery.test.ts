@@ -4,7 +4,8 @@ import { createUserWithCli, startServerProcess, tempDataDir, type ServerProcess 
 
 describe('a server restart never leaves a backtest stuck in running', () => {
   const data = tempDataDir();
-  const env = { DATA_DIR: data.dir };
+  // A CPU budget well above the busy run's (about 30 s of CPU on a loaded machine): this test is about recovery, not the budget.
+  const env = { DATA_DIR: data.dir, STRATBOX_BACKTEST_CPU_MS: '180000' };
   let server: ServerProcess | undefined;
   afterAll(async () => {
     await server?.stop('SIGKILL');
