@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_EVENT_CATALOGUE } from '@stratbox/contract';
-import { createStratbox, type Stratbox } from '../create-stratbox.js';
-import { createSilentLogger } from '../ports/logger.js';
+import type { Stratbox } from '../create-stratbox.js';
 import type { NotificationEventRecord } from '../ports/store.js';
-import { createMemoryStore } from '../testing/memory-store.js';
-import { fastClock } from './live-harness-parts.js';
+import { startFastPaperStratbox } from './live-harness-parts.js';
 import { FOUR_ORDERS } from './test-strategies.js';
 
 /*
@@ -26,15 +24,7 @@ describe('deployment events', () => {
   let otherId: string;
 
   beforeAll(async () => {
-    stratbox = createStratbox({
-      store: createMemoryStore(),
-      logger: createSilentLogger(),
-      clock: fastClock(400),
-      workerConcurrency: 0,
-      deployments: { pollIntervalMs: 40 },
-      billing: { plans: { free: { limits: { deployments: 5 } } } },
-    });
-    await stratbox.start();
+    stratbox = await startFastPaperStratbox({ billing: { plans: { free: { limits: { deployments: 5 } } } } });
     userId = (await stratbox.users.createUser('alice')).userId;
     otherId = (await stratbox.users.createUser('bob')).userId;
   }, 60_000);

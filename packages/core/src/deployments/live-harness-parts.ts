@@ -1,6 +1,9 @@
 import { TIMEFRAME_MS, type CandleSeries, type MarketData } from '../ports/market-data.js';
 import type { Clock } from '../ports/clock.js';
 import { FAKE_BINANCE_MARK } from '../testing/fake-binance-usdm.js';
+import { createStratbox, type Stratbox, type StratboxConfig } from '../create-stratbox.js';
+import { createMemoryStore } from '../testing/memory-store.js';
+import { createSilentLogger } from '../ports/logger.js';
 
 /*
  * What the live-trading tests and their harnesses (live-faults-harness.ts, live-spot-harness.ts)
@@ -65,4 +68,22 @@ export function flatMarketData(): MarketData {
       return { source: 'flat', series };
     },
   };
+}
+
+/**
+ * A started Stratbox on the memory store whose paper deployments run on a clock 400 times faster
+ * than real time (a '1m' candle every 150 ms), polling every 40 ms and running no backtests;
+ * `config` adds to it (e.g. a plan with more live bots).
+ */
+export async function startFastPaperStratbox(config: Partial<StratboxConfig> = {}): Promise<Stratbox> {
+  const stratbox = createStratbox({
+    store: createMemoryStore(),
+    logger: createSilentLogger(),
+    clock: fastClock(400),
+    workerConcurrency: 0,
+    deployments: { pollIntervalMs: 40 },
+    ...config,
+  });
+  await stratbox.start();
+  return stratbox;
 }

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStratbox, type Stratbox } from '../create-stratbox.js';
-import { createSilentLogger } from '../ports/logger.js';
-import { createMemoryStore } from '../testing/memory-store.js';
-import { fastClock } from './live-harness-parts.js';
+import type { Stratbox } from '../create-stratbox.js';
+import { startFastPaperStratbox } from './live-harness-parts.js';
 
 /*
  * A spot deployment through the whole service (the real supervisor, its gateway wiring, real
@@ -30,14 +28,7 @@ describe('a spot deployment on the paper exchange', () => {
   let userId: string;
 
   beforeAll(async () => {
-    stratbox = createStratbox({
-      store: createMemoryStore(),
-      logger: createSilentLogger(),
-      clock: fastClock(400),
-      workerConcurrency: 0,
-      deployments: { pollIntervalMs: 40 },
-    });
-    await stratbox.start();
+    stratbox = await startFastPaperStratbox();
     userId = (await stratbox.users.createUser('spotty')).userId;
   }, 60_000);
 

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RiskLimits } from '@stratbox/contract';
-import { createStratbox, type Stratbox } from '../create-stratbox.js';
-import { createSilentLogger } from '../ports/logger.js';
-import { createMemoryStore } from '../testing/memory-store.js';
-import { fastClock } from './live-harness-parts.js';
+import type { Stratbox } from '../create-stratbox.js';
+import { startFastPaperStratbox } from './live-harness-parts.js';
 import { FOUR_ORDERS } from './test-strategies.js';
 
 /*
@@ -34,15 +32,7 @@ describe('risk limits in a running deployment', () => {
   let userId: string;
 
   beforeAll(async () => {
-    stratbox = createStratbox({
-      store: createMemoryStore(),
-      logger: createSilentLogger(),
-      clock: fastClock(400),
-      workerConcurrency: 0,
-      deployments: { pollIntervalMs: 40 },
-      billing: { plans: { free: { limits: { deployments: 5 } } } },
-    });
-    await stratbox.start();
+    stratbox = await startFastPaperStratbox({ billing: { plans: { free: { limits: { deployments: 5 } } } } });
     userId = (await stratbox.users.createUser('alice')).userId;
   }, 60_000);
 
