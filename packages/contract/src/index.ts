@@ -15,6 +15,7 @@ export * from './billing.js';
 export * from './market-data.js';
 export * from './notifications.js';
 export * from './listing-records.js';
+export * from './drift.js';
 export * from './ws.js';
 export * from './route.js';
 export * from './routes.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NextCursor, PageQuery, Timestamp } from './common.js';
 import { DeploymentHalt } from './deployments.js';
+import { DriftBreach } from './drift.js';
 import { NotificationChannelId, NotificationDeliveryId, NotificationEventId } from './ids.js';
 
 /**
@@ -64,6 +65,11 @@ export const NOTIFICATION_EVENT_CATALOGUE = {
     severity: 'critical',
     description: 'The dead-man alert: a running deployment processed no candle for 3 of its periods. Sent once per silence, not once per poll.',
     data: z.object({ deploymentId: z.string(), timeframe: z.string(), lastCandleAt: Timestamp.nullable(), missedPeriods: z.number().int() }),
+  },
+  'deployment.drift': {
+    severity: 'warning',
+    description: "A deployment's drift report crossed one of its thresholds (docs/drift.md): `breached` names each metric with its value and limit.",
+    data: z.object({ deploymentId: z.string(), window: z.object({ from: Timestamp, to: Timestamp }), breached: z.array(DriftBreach) }),
   },
   'backtest.completed': {
     severity: 'info',
