@@ -115,6 +115,11 @@ describePostgres('kysely postgres', () => {
           'credentials',
           'deployment_logs',
           'deployments',
+          'drift_candles',
+          'drift_intents',
+          'drift_reports',
+          'drift_runs',
+          'drift_thresholds',
           'funding_chunks',
           'kysely_migration',
           'kysely_migration_lock',
@@ -158,6 +163,7 @@ describePostgres('kysely postgres', () => {
           { name: '0015-deployment-leverage' },
           { name: '0016-notifications' },
           { name: '0017-verification-records' },
+          { name: '0018-drift' },
         ]);
       } finally {
         await client.end();

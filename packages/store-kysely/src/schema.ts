@@ -44,6 +44,12 @@ export interface Database {
   notification_deliveries: NotificationDeliveriesTable;
   // Verified listings' records (migration 0017)
   verification_records: VerificationRecordsTable;
+  // Drift reports: deployments' recordings, reports and thresholds (migration 0018)
+  drift_candles: DriftCandlesTable;
+  drift_intents: DriftIntentsTable;
+  drift_runs: DriftRunsTable;
+  drift_reports: DriftReportsTable;
+  drift_thresholds: DriftThresholdsTable;
 }
 
 export interface PaperAccountsTable {
@@ -528,4 +534,71 @@ export interface VerificationRecordsTable {
   created_at: string;
   superseded_at: string | null;
   updated_at: string;
+}
+
+/** Epoch milliseconds: a number on SQLite, a string on PostgreSQL (`bigint`); written as a number. */
+type EpochMs = ColumnType<number | string, number, number>;
+
+/** One candle a deployment delivered to its strategy (migration 0018). */
+export interface DriftCandlesTable {
+  deployment_id: string;
+  time: EpochMs;
+  symbol: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  equity: number;
+  recorded_at: string;
+}
+
+/** One order intent of a deployment's strategy, in recorded order (migration 0018). */
+export interface DriftIntentsTable {
+  seq: Generated<number | string>;
+  id: string;
+  deployment_id: string;
+  candle_time: EpochMs;
+  source: string;
+  kind: string;
+  symbol: string;
+  side: string | null;
+  type: string | null;
+  quantity: number | null;
+  size: number | null;
+  price: number | null;
+  /** 0/1 */
+  reduce_only: number;
+  /** 0/1 */
+  close_all: number;
+  tag: string | null;
+  guest_id: string;
+  recorded_at: string;
+}
+
+/** One run (start or resume) of a deployment (migration 0018). */
+export interface DriftRunsTable {
+  seq: Generated<number | string>;
+  deployment_id: string;
+  started_at: string;
+  start_equity: number | null;
+  /** 0/1 */
+  resumed: number;
+}
+
+/** A stored drift report (migration 0018). */
+export interface DriftReportsTable {
+  deployment_id: string;
+  window_key: string;
+  recorded_up_to: EpochMs;
+  /** JSON `DriftReport`. */
+  report: string;
+  updated_at: string;
+}
+
+/** A deployment's drift alert thresholds (migration 0018). */
+export interface DriftThresholdsTable {
+  deployment_id: string;
+  /** JSON `DriftThresholds`. */
+  thresholds: string;
 }

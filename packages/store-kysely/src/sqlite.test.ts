@@ -80,6 +80,7 @@ describe('kysely sqlite file', () => {
       '0015-deployment-leverage',
       '0016-notifications',
       '0017-verification-records',
+      '0018-drift',
     ]);
     await first.close();
 

@@ -303,7 +303,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
       return toDeploymentView(restarted);
     },
 
-    /** Stops the deployment if it is active, then removes it with its orders and logs. */
+    /** Stops the deployment if it is active, then removes it with its orders, logs and drift recording. */
     async delete(userId: string, id: string) {
       let record = await load(userId, id);
       if (ACTIVE.includes(record.status)) {
@@ -316,7 +316,13 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
         }
       }
       await supervisor.halt(id);
-      if (!(await store.deployments.delete(userId, id))) throw notFound('Deployment', id);
+      // Its drift recording, reports and thresholds go with it, in the same transaction.
+      const deleted = await store.transaction(async (tx) => {
+        if (!(await tx.deployments.delete(userId, id))) return false;
+        await tx.deploymentRecordings.deleteByDeployment(id);
+        return true;
+      });
+      if (!deleted) throw notFound('Deployment', id);
     },
   };
 }

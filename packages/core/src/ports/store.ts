@@ -13,11 +13,13 @@ import type {
 import type { OptimizationRepository } from './store-optimizations.js';
 import type { NotificationChannelRepository, NotificationDeliveryRepository, NotificationEventRepository } from './store-notifications.js';
 import type { VerificationRecordRepository } from './store-verification.js';
+import type { DeploymentRecordingRepository, DriftReportRepository } from './store-drift.js';
 
 export * from './store-marketplace-billing.js';
 export * from './store-optimizations.js';
 export * from './store-notifications.js';
 export * from './store-verification.js';
+export * from './store-drift.js';
 
 /*
  * The Store port: every repository core needs, plus transactions. Implementations:
@@ -643,6 +645,9 @@ export interface StoreRepositories {
   notificationDeliveries: NotificationDeliveryRepository;
   // Verified listings (see store-verification.ts)
   verificationRecords: VerificationRecordRepository;
+  // Drift reports (see store-drift.ts)
+  deploymentRecordings: DeploymentRecordingRepository;
+  driftReports: DriftReportRepository;
 }
 
 export interface Store extends StoreRepositories {

@@ -32,6 +32,7 @@ import {
 } from './memory-optimizations.js';
 import { cloneNotificationsState, emptyNotificationsState, memoryNotificationRepositories, type NotificationsState } from './memory-notifications.js';
 import { cloneVerificationState, emptyVerificationState, memoryVerificationRepositories, type VerificationState } from './memory-verification.js';
+import { cloneDriftState, emptyDriftState, memoryDriftRepositories, type DriftState } from './memory-drift.js';
 
 interface State {
   users: Map<string, UserRecord>;
@@ -64,6 +65,8 @@ interface State {
   notifications: NotificationsState;
   /** Verified listings' records (memory-verification.ts). */
   verification: VerificationState;
+  /** Deployments' recordings, drift reports and thresholds (memory-drift.ts). */
+  drift: DriftState;
 }
 
 const emptyState = (): State => ({
@@ -85,6 +88,7 @@ const emptyState = (): State => ({
   liveTrading: emptyLiveTradingState(),
   notifications: emptyNotificationsState(),
   verification: emptyVerificationState(),
+  drift: emptyDriftState(),
 });
 
 /**
@@ -111,6 +115,7 @@ const cloneState = (s: State): State => ({
   liveTrading: cloneLiveTradingState(s.liveTrading),
   notifications: cloneNotificationsState(s.notifications),
   verification: cloneVerificationState(s.verification),
+  drift: cloneDriftState(s.drift),
 });
 
 const versionKey = (strategyId: string, version: number) => `${strategyId}#${version}`;
@@ -178,6 +183,10 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
     ...memoryVerificationRepositories(
       () => get().verification,
       (change) => write((state) => change(state.verification)),
+    ),
+    ...memoryDriftRepositories(
+      () => get().drift,
+      (change) => write((state) => change(state.drift)),
     ),
     users: {
       async insert(user) {

@@ -21,6 +21,7 @@ import { describeFundingRatesContract } from './store-contract-funding.js';
 import { describeOptimizationsContract } from './store-contract-optimizations.js';
 import { describeNotificationsContract } from './store-contract-notifications.js';
 import { describeVerificationContract } from './store-contract-verification.js';
+import { describeDriftContract } from './store-contract-drift.js';
 
 /** Makes a fresh, empty store for one test file, and cleans it up afterwards. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
@@ -1350,6 +1351,9 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
 
     // Verified listings: records, listing summaries in search, search effort (store-contract-verification.ts).
     describeVerificationContract(() => ({ store, userId, otherUserId, backtest, insertStrategy }));
+
+    // Drift reports: deployments' recordings, stored reports and thresholds (store-contract-drift.ts).
+    describeDriftContract(() => ({ store }));
 
     describe('transactions', () => {
       it('commits every write when fn resolves, and returns its value', async () => {

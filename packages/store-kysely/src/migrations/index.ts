@@ -17,6 +17,7 @@ import { deploymentAcceptedPositionsMigration } from './0014-deployment-accepted
 import { deploymentLeverageMigration } from './0015-deployment-leverage.js';
 import { notificationsMigration } from './0016-notifications.js';
 import { verificationRecordsMigration } from './0017-verification-records.js';
+import { driftMigration } from './0018-drift.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -43,6 +44,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0015-deployment-leverage': deploymentLeverageMigration(dialect),
         '0016-notifications': notificationsMigration(dialect),
         '0017-verification-records': verificationRecordsMigration(dialect),
+        '0018-drift': driftMigration(dialect),
       };
     },
   };

@@ -25,6 +25,8 @@ import type { QueryContext } from './query-context.js';
 import { createStrategyRepository } from './strategies.js';
 import { createUserRepository } from './users.js';
 import { createVerificationRecordRepository } from './verification-records.js';
+import { createDeploymentRecordingRepository } from './deployment-recordings.js';
+import { createDriftReportRepository } from './drift-reports.js';
 
 /** Every repository, running its queries on `context.db` (the database or one transaction). */
 export function createRepositories(context: QueryContext): StoreRepositories {
@@ -56,5 +58,8 @@ export function createRepositories(context: QueryContext): StoreRepositories {
     notificationDeliveries: createNotificationDeliveryRepository(context),
     // Verified listings
     verificationRecords: createVerificationRecordRepository(context),
+    // Drift reports
+    deploymentRecordings: createDeploymentRecordingRepository(context),
+    driftReports: createDriftReportRepository(context),
   };
 }
