@@ -1,7 +1,7 @@
 import { ColorType, type DeepPartial, type TimeChartOptions } from 'lightweight-charts';
 
 /** Colours of the series (saturated, so they stand apart from the grey grid and text). */
-export const SERIES_COLORS = { equity: '#2563eb', drawdown: '#dc2626', up: '#16a34a', down: '#dc2626', segment: '#7c3aed' };
+export const SERIES_COLORS = { equity: '#2563eb', drawdown: '#dc2626', up: '#16a34a', down: '#dc2626', segment: '#7c3aed', overlay: '#c2410c' };
 
 /** The options every chart of the dashboard shares: light theme, UTC times, sized by its box. */
 export const CHART_OPTIONS: DeepPartial<TimeChartOptions> = {

@@ -1,6 +1,6 @@
-import { AreaSeries, createChart, createSeriesMarkers, type IChartApi, LineSeries, type UTCTimestamp } from 'lightweight-charts';
+import { AreaSeries, createChart, createSeriesMarkers, type IChartApi, LineSeries, LineStyle, type UTCTimestamp } from 'lightweight-charts';
 import { useEffect, useMemo, useRef } from 'react';
-import { drawdownSeries, equitySeries, toSeconds } from './chart-data.js';
+import { drawdownSeries, equitySeries, gappedSeries, toSeconds } from './chart-data.js';
 import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
 
 const asTime = (points: Array<{ time: number; value: number }>) => points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value }));
@@ -9,16 +9,24 @@ const asTime = (points: Array<{ time: number; value: number }>) => points.map((p
  * The equity curve, and beneath it the drawdown from its running peak (percent), on one time axis.
  * With `segment`, the points from `segment.from` on are a second segment (a listing's forward
  * record after its platform backtest): drawn in their own colour, a marker where they start.
+ * With `overlay`, a second curve on the same axes (a deployment's live equity over its replay):
+ * dashed, in its own colour, over a wider main line, so both show where they coincide; it breaks
+ * where it has no value.
  */
 export function EquityChart({
   points,
   segment,
   caption,
+  title = 'Equity',
+  overlay,
 }: {
   points: Array<{ time: string; equity: number }>;
   segment?: { from: string; label: string; marker: string } | undefined;
   /** Replaces the default caption. */
   caption?: string | undefined;
+  /** The main line's name on the chart. */
+  title?: string | undefined;
+  overlay?: { points: Array<{ time: string; equity: number | null }>; label: string } | undefined;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const equity = useMemo(() => equitySeries(points), [points]);
@@ -27,6 +35,8 @@ export function EquityChart({
   const segmentFrom = segment ? toSeconds(segment.from) : null;
   const segmentLabel = segment?.label;
   const segmentMarker = segment?.marker;
+  const overlayLine = useMemo(() => (overlay ? gappedSeries(overlay.points) : null), [overlay]);
+  const overlayLabel = overlay?.label;
 
   useEffect(() => {
     if (!host.current || equity.length === 0) return;
@@ -36,7 +46,7 @@ export function EquityChart({
     // trades, the candles: they run after this one) send them first and the server works meanwhile
     const frame = requestAnimationFrame(() => {
       chart = createChart(element, CHART_OPTIONS);
-      const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: 2, title: 'Equity' }, 0);
+      const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: overlayLine ? 4 : 2, title }, 0);
       const second = segmentFrom === null ? [] : equity.filter((p) => p.time >= segmentFrom);
       line.setData(asTime(segmentFrom === null ? equity : equity.filter((p) => p.time < segmentFrom)));
       if (second.length > 0) {
@@ -45,6 +55,11 @@ export function EquityChart({
         createSeriesMarkers(forward, [
           { time: second[0]!.time as UTCTimestamp, position: 'aboveBar', shape: 'arrowDown', color: SERIES_COLORS.segment, text: segmentMarker ?? '' },
         ]);
+      }
+      if (overlayLine) {
+        chart
+          .addSeries(LineSeries, { color: SERIES_COLORS.overlay, lineWidth: 2, lineStyle: LineStyle.Dashed, title: overlayLabel ?? '' }, 0)
+          .setData(overlayLine.map((p) => ({ ...p, time: p.time as UTCTimestamp })));
       }
       const dd = chart.addSeries(
         AreaSeries,
@@ -68,15 +83,17 @@ export function EquityChart({
       cancelAnimationFrame(frame);
       chart?.remove();
     };
-  }, [equity, drawdown, segmentFrom, segmentLabel, segmentMarker]);
+  }, [equity, drawdown, segmentFrom, segmentLabel, segmentMarker, title, overlayLine, overlayLabel]);
 
   if (equity.length === 0) return <p className="muted">No equity curve: the run made no bars.</p>;
   const last = equity.at(-1)!.value;
+  const overlayValues = overlayLine?.flatMap((p) => (p.value === undefined ? [] : [p.value])) ?? [];
   return (
     <figure className="chart-figure" data-testid="equity-chart">
       {/* the chart's canvases hold a link (the library's attribution): a text alternative beside them, not role="img" around them */}
       <p className="visually-hidden">
-        Equity from {equity[0]!.value.toFixed(2)} to {last.toFixed(2)}, deepest drawdown {worst.toFixed(1)}%
+        {title} from {equity[0]!.value.toFixed(2)} to {last.toFixed(2)}, deepest drawdown {worst.toFixed(1)}%
+        {overlay && overlayValues.length > 0 ? `; ${overlay.label} from ${overlayValues[0]!.toFixed(2)} to ${overlayValues.at(-1)!.toFixed(2)}` : ''}
       </p>
       <div className="chart equity-chart" ref={host} />
       <figcaption className="muted small">
