@@ -11,3 +11,4 @@ import './dashboard-optimizations.suite.js';
 import './dashboard-a11y.suite.js';
 import './dashboard-notifications.suite.js';
 import './dashboard-verified.suite.js';
+import './dashboard-drift.suite.js';
