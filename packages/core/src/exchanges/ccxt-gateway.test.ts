@@ -117,6 +117,22 @@ describe('createCcxtGateway with the real binanceusdm class against a local fake
     expect(order).toMatchObject({ status: 'filled', filledQuantity: 0.002, averagePrice: MARK, reduceOnly: true, type: 'market', price: null });
   });
 
+  it("reports a futures fill's fee from the account's trades (Binance's order answers carry none), and an expired market order as unfilled", async () => {
+    fake.commissionRate = 0.0006;
+    fake.marketFillPrice = (side) => (side === 'BUY' ? 40_020 : 39_980);
+    const bought = await gateway.createOrder({ clientOrderId: newClientOrderId(), symbol: SYMBOL, side: 'buy', type: 'market', quantity: 0.01 });
+    expect(bought).toMatchObject({ status: 'filled', filledQuantity: 0.01, averagePrice: 40_020 });
+    expect(bought.fee).toBeCloseTo(0.01 * 40_020 * 0.0006, 12);
+    expect(fake.calls.some((c) => c.path === '/fapi/v1/userTrades')).toBe(true);
+    const found = await gateway.fetchOrder(bought.exchangeOrderId!, SYMBOL);
+    expect(found.fee).toBeCloseTo(0.01 * 40_020 * 0.0006, 12);
+
+    fake.orderFaults.push('expire');
+    const expired = await gateway.createOrder({ clientOrderId: newClientOrderId(), symbol: SYMBOL, side: 'sell', type: 'market', quantity: 0.01 });
+    expect(expired).toMatchObject({ filledQuantity: 0, fee: 0 });
+    expect(['cancelled', 'expired', 'rejected']).toContain(expired.status);
+  });
+
   it('resolves a createOrder that timed out by looking it up: the exchange holds exactly one order', async () => {
     fake.orderFaults = ['hang'];
     const clientOrderId = newClientOrderId();

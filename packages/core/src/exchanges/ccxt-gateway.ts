@@ -22,7 +22,7 @@ import { classifyCcxtError, errorClassNames, isRetryable, toGatewayError } from 
 import { toExchangeMarket, toExchangeOrder, toExchangePosition } from './ccxt-mapping.js';
 import { checkOrderRequest } from './check-order-request.js';
 import { ccxtOrderWatch } from './ccxt-order-watch.js';
-import { withSpotTradeFees } from './ccxt-spot-fees.js';
+import { withTradeFees } from './ccxt-trade-fees.js';
 import { createCooldown, createRetryPolicy, type Cooldown, type RetryOptions } from './retry-policy.js';
 
 /*
@@ -117,8 +117,8 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     options.marketType === 'LINEAR' ? { type: 'swap', subType: 'linear' } : { type: 'spot', ...(quirks.spotSubType ? { subType: 'spot' } : {}) };
   /** Params that keep a Binance order call on spot even with a spot symbol (see `spotSubType`); none elsewhere. */
   const orderParams: Record<string, string> = options.marketType === 'SPOT' && quirks.spotSubType ? { subType: 'spot' } : {};
-  /** A spot order with fills but no fee (Binance's lookups carry none) gets the fee of its trades (ccxt-spot-fees.ts). */
-  const withFees = (order: ExchangeOrder): Promise<ExchangeOrder> => (options.marketType === 'SPOT' ? withSpotTradeFees(ex, order) : Promise.resolve(order));
+  /** An order with fills but no fee (Binance's lookups carry none) gets the fee of its trades (ccxt-trade-fees.ts). */
+  const withFees = (order: ExchangeOrder): Promise<ExchangeOrder> => withTradeFees(ex, order);
   /** Market-type params for calls without a symbol, only when the instance's default differs. */
   const typeParams = (): Record<string, string> => {
     // On Binance a default sub-type leaks into spot calls even when the default type is spot.
@@ -222,7 +222,7 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
     else if (ex.has['fetchOrders']) lists.push(await ex.fetchOrders(symbol, undefined, undefined, orderParams));
     for (const list of lists) {
       const found = list.find((o) => o.clientOrderId === clientOrderId);
-      if (found) return toExchangeOrder(found);
+      if (found) return withFees(toExchangeOrder(found));
     }
     return null;
   }
@@ -283,7 +283,8 @@ export function createCcxtGateway(options: CcxtGatewayOptions): ExchangeGateway 
       try {
         const order = await ex.createOrder(request.symbol, type, request.side, request.quantity, price, params);
         remember(clientOrderId, 'acknowledged');
-        return toExchangeOrder(order, request);
+        // Filled at once (a market order): its fee, when the answer has none, from its trades.
+        return withFees(toExchangeOrder(order, request));
       } catch (error) {
         const kind = classifyCcxtError(error);
         if (kind.kind === 'rate_limited' || kind.kind === 'refused_transient') {

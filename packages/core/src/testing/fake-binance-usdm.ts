@@ -109,7 +109,8 @@ export type OrderFault =
   | 'drop' // records nothing, never answers
   | 'http429' // refuses: too many requests
   | 'insufficient' // refuses: balance insufficient
-  | 'http503'; // records the order, then answers 503 (outcome unknown to the client)
+  | 'http503' // records the order, then answers 503 (outcome unknown to the client)
+  | 'expire'; // records the order and answers it EXPIRED with nothing filled (a market order that found no liquidity)
 
 export interface FakeOrder {
   orderId: number;
@@ -121,7 +122,7 @@ export interface FakeOrder {
   price: string;
   stopPrice: string;
   reduceOnly: boolean;
-  status: 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED';
+  status: 'NEW' | 'PARTIALLY_FILLED' | 'FILLED' | 'CANCELED' | 'EXPIRED';
   executedQty: string;
   avgPrice: string;
   time: number;
@@ -143,6 +144,13 @@ export interface FakeBinance {
   /** Faults of the next GET requests of any path. */
   readFaults: Array<'http429' | 'http418'>;
   position: { amt: string; entry: string };
+  /** The price a market order of this side fills at (default: MARK). */
+  marketFillPrice?: (side: 'BUY' | 'SELL') => number;
+  /**
+   * The commission rate of every fill, charged in USDT on its notional and listed on the account's
+   * trades (GET /fapi/v1/userTrades), as Binance does: its order answers carry no fee. Default 0.
+   */
+  commissionRate: number;
   /** Called when an order POST arrives, before it is answered. */
   onOrderPost?: (order: FakeOrder | null) => void;
   /**
@@ -190,6 +198,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     orderFaults: [],
     readFaults: [],
     position: { amt: '0.000', entry: '0.0' },
+    commissionRate: 0,
     account: createFakeBinanceAccount(),
     close: async () => {},
   };
@@ -311,27 +320,29 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         if (fake.orders.has(clientOrderId) && fake.orders.get(clientOrderId)!.status === 'NEW') {
           return json(res, 400, { code: -4015, msg: 'Client order id is not valid.' });
         }
-        const market = params['type'] === 'MARKET';
+        const market = params['type'] === 'MARKET' && fault !== 'expire';
+        const side = params['side'] === 'SELL' ? 'SELL' : 'BUY';
+        const fillPrice = market ? (fake.marketFillPrice?.(side) ?? MARK) : 0;
         const order: FakeOrder = {
           orderId: nextOrderId++,
           clientOrderId,
           symbol: params['symbol'] ?? '',
-          side: params['side'] === 'SELL' ? 'SELL' : 'BUY',
+          side,
           type: params['type'] ?? 'LIMIT',
           origQty: params['quantity'] ?? '0',
           price: params['price'] ?? '0',
           stopPrice: params['stopPrice'] ?? '0',
           reduceOnly: params['reduceOnly'] === 'true',
-          status: market ? 'FILLED' : 'NEW',
+          status: market ? 'FILLED' : fault === 'expire' ? 'EXPIRED' : 'NEW',
           executedQty: market ? (params['quantity'] ?? '0') : '0',
-          avgPrice: market ? String(MARK) : '0',
+          avgPrice: market ? String(fillPrice) : '0',
           time: Date.now(),
         };
         fake.orders.set(clientOrderId, order);
         if (market) {
           // A market fill moves the one-way position.
           const signed = Number(fake.position.amt) + (order.side === 'BUY' ? 1 : -1) * Number(order.origQty);
-          fake.position = { amt: signed.toFixed(3), entry: signed === 0 ? '0.0' : String(MARK) };
+          fake.position = { amt: signed.toFixed(3), entry: signed === 0 ? '0.0' : String(fillPrice) };
         }
         fake.onOrderPost?.(order);
         if (fault === 'hang') return; // recorded, never answered
@@ -342,6 +353,33 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         const order = findOrder();
         return order ? json(res, 200, orderBody(order)) : json(res, 400, { code: -2013, msg: 'Order does not exist.' });
       }
+      case 'GET /fapi/v1/userTrades':
+        // The trades of one order (`orderId`), with their commission: the only place Binance futures tell an order's fee.
+        return json(
+          res,
+          200,
+          [...fake.orders.values()]
+            .filter((o) => String(o.orderId) === params['orderId'] && Number(o.executedQty) > 0)
+            .map((o) => {
+              const quote = Number(o.executedQty) * Number(o.avgPrice);
+              return {
+                symbol: o.symbol,
+                id: o.orderId,
+                orderId: o.orderId,
+                side: o.side,
+                price: o.avgPrice,
+                qty: o.executedQty,
+                realizedPnl: '0',
+                quoteQty: String(quote),
+                commission: String(quote * fake.commissionRate),
+                commissionAsset: 'USDT',
+                time: o.time,
+                positionSide: 'BOTH',
+                buyer: o.side === 'BUY',
+                maker: o.type !== 'MARKET',
+              };
+            }),
+        );
       case 'GET /fapi/v1/algoOrder':
         return json(res, 400, { code: -2013, msg: 'Order does not exist.' });
       case 'DELETE /fapi/v1/order': {
