@@ -48,6 +48,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
           seed: input.seed,
           marketType: input.marketType,
           ...(input.funding === undefined ? {} : { funding: input.funding }),
+          ...(input.journal === true ? { journal: true } : {}),
         },
         { signal, ...(tenant === undefined ? {} : { tenant }), onProgress: (p) => onProgress(p.processedBars, p.totalBars) },
       );
@@ -57,6 +58,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
         metrics: result.metrics as unknown as Record<string, unknown>,
         computeMs: result.stats.cpuMs,
         logs: result.logs.map((l) => ({ time: Date.parse(l.time), level: l.level, message: l.message })),
+        ...(result.journal === undefined ? {} : { journal: result.journal, journalTruncated: result.journalTruncated === true }),
       };
     },
     async runTrials(input, trials, { signal, tenant }) {

@@ -1,4 +1,5 @@
 import type { CandleSeries } from './market-data.js';
+import type { ReplayOrder } from '../drift/drift-types.js';
 import type { BacktestResultRecord } from './store.js';
 
 /**
@@ -37,6 +38,11 @@ export interface BacktestRunInput {
    * Default: none.
    */
   funding?: Record<string, { time: Float64Array; rate: Float64Array }>;
+  /**
+   * Keep the order journal: the output's `journal` then lists every order the run placed, with
+   * its outcome (docs/engine.md, "The order journal"). Default false: no journal, no cost.
+   */
+  journal?: boolean;
 }
 
 /** A line the strategy wrote with `ctx.log` (or `console`), in the order written. */
@@ -56,6 +62,17 @@ export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestI
    * more fails with LOG_LIMIT). Absent: the runner keeps none.
    */
   logs?: StrategyLogLine[];
+  /**
+   * Only when the input asked for it (`journal: true`): every order the strategy placed, and
+   * every close the engine made on its own (`type` stopLoss, takeProfit, trailingStop,
+   * liquidation, end; `source` 'order'; ids `x1`, `x2`...), in placement order, with its
+   * outcome. `candleTime` is the open time of the candle being processed when it was placed;
+   * `fillTime` that of the candle it filled on; `fillPrice` is after slippage; orders still
+   * pending at the end are `open`.
+   */
+  journal?: ReplayOrder[];
+  /** With `journal`: true when the run placed more orders than the journal keeps (200,000); the first ones are listed. */
+  journalTruncated?: boolean;
 }
 
 /** What every trial of a sweep shares: a backtest's input without its params and seed, plus the window. */

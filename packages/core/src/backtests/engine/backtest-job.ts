@@ -58,6 +58,11 @@ export interface BacktestJob {
    * A symbol without a series pays no funding. Default: none.
    */
   funding?: Record<string, FundingColumns>;
+  /**
+   * Keep the order journal: the result's `journal` lists every order and engine close with its
+   * outcome (docs/engine.md, "The order journal"). Default false.
+   */
+  journal?: boolean;
 }
 
 /** Funding events of one symbol as columns: `time[i]` (epoch ms, strictly ascending) and the `rate[i]` charged then. */
@@ -89,6 +94,8 @@ export interface WireJob {
   maintenanceMarginRate: number;
   /** Per symbol (in `symbols` order), its funding events, or null: none. */
   funding: Array<{ time: Float64Array; rate: Float64Array } | null>;
+  /** Keep the order journal (absent: no). */
+  journal?: boolean;
 }
 
 function invalid(message: string): never {
@@ -231,5 +238,6 @@ export function normalizeJob(job: BacktestJob): WireJob {
       if (marketType === 'SPOT') invalid('SPOT backtests have no funding');
       return packFunding(s, f);
     }),
+    journal: job.journal === true,
   };
 }

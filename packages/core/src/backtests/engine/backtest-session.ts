@@ -18,6 +18,8 @@ const BACKTEST_RUNTIME_FUNCTIONS = [
   'runBatch',
   'drainStates',
   'drainTrades',
+  'drainJournal',
+  'journalInfo',
   'drainLogs',
   'finish',
   'lastError',

@@ -6,6 +6,8 @@ import type { ParamValue, StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { BacktestMetrics } from './metrics.js';
 import type { WireJob } from './backtest-job.js';
 import { iso } from './iso-time.js';
+import type { ReplayOrder } from '../../drift/drift-types.js';
+import { journalOrders } from './journal-orders.js';
 import type { RunOutput } from './run-in-guest.js';
 
 export type BacktestEquityPoint = z.infer<typeof EquityPoint>;
@@ -34,6 +36,13 @@ export interface BacktestResult {
   /** The strategy's validated `meta`, and the parameters the run used (parsed, defaults filled in). */
   meta: StrategyMeta;
   params: Record<string, ParamValue>;
+  /**
+   * Present only when the job asked for it (`journal: true`): every order the strategy placed
+   * and every close the engine made, in placement order, with its outcome (docs/engine.md).
+   */
+  journal?: ReplayOrder[];
+  /** With `journal`: true when the run placed more orders than the journal keeps (the first ones are listed). */
+  journalTruncated?: boolean;
   stats: {
     /** Candles processed. */
     bars: number;
@@ -85,6 +94,7 @@ export function buildBacktestResult(output: RunOutput, job: WireJob, extra: { wa
     logs: output.logs.map((l) => ({ time: iso(l.time), level: l.level ?? 'info', message: l.message })),
     meta: output.meta,
     params: output.params,
+    ...(output.journal === undefined ? {} : { journal: journalOrders(output.journal, symbols), journalTruncated: output.journal.dropped > 0 }),
     stats: { bars: output.bars, cpuMs: output.cpuMs, wallMs: extra.wallMs, peakRssBytes: extra.peakRssBytes, build: extra.build },
   };
 }

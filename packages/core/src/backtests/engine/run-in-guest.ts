@@ -43,6 +43,12 @@ export interface RunOutput {
   params: Record<string, ParamValue>;
   bars: number;
   cpuMs: number;
+  /**
+   * The order journal, when the job asked for it: `JOURNAL_FIELDS` numbers per order
+   * (engine/guest/order-journal.ts), the tags they point at, and how many orders were left out
+   * past the journal's cap.
+   */
+  journal?: { entries: Float64Array; tags: string[]; dropped: number };
 }
 
 const MIN_BATCH = 256;
@@ -123,6 +129,20 @@ function inferTimeframe(job: WireJob): TimeframeName | null {
 function logsFrom(json: string, into: GuestLogLine[]) {
   const lines = JSON.parse(json) as Array<[number, NonNullable<GuestLogLine['level']>, string]>;
   for (const [time, level, message] of lines) into.push({ time, level, message });
+}
+
+/** Reads the order journal out of the guest, after `finish`. */
+function readJournal(session: GuestSession): NonNullable<RunOutput['journal']> {
+  const vm = session.vm;
+  const h = session.call('drainJournal');
+  const life = vm.getArrayBuffer(h);
+  const entries = new Float64Array(life.value.slice().buffer);
+  life.dispose();
+  h.dispose();
+  const infoHandle = session.call('journalInfo');
+  const info = JSON.parse(vm.getString(infoHandle)) as { tags: string[]; dropped: number };
+  infoHandle.dispose();
+  return { entries, tags: info.tags, dropped: info.dropped };
 }
 
 /**
@@ -246,6 +266,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       lastCloses: job.candles.map((c) => c.close[c.close.length - 1]!),
       maxIndicators: limits.maxIndicators,
       funding: job.funding.map((f) => (f === null ? null : { time: Array.from(f.time), rate: Array.from(f.rate) })),
+      journal: job.journal === true,
     };
     const cfgHandle = vm.newString(JSON.stringify(runCfg));
     session.call('start', ns, register, hostHistory, cfgHandle).dispose();
@@ -411,6 +432,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     finalHandle.dispose();
     drainTrades();
     drainLogs();
+    const journal = job.journal === true ? readJournal(session) : undefined;
     const cpuMs = session.cpuMs();
 
     // Final marks: positions closed at the last close, so the last points carry the closing fees.
@@ -520,6 +542,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       params,
       bars: total,
       cpuMs,
+      ...(journal === undefined ? {} : { journal }),
     };
   } catch (caught) {
     const error = withSourceLocation(caught, locator);

@@ -15,6 +15,7 @@ import { ratchetBest, trailingStopLevel } from '../model/trailing-stop.js';
 import { abs, F64, freeze, INF, NAN, NEG_INF } from './intrinsics.js';
 import type { TrailSpec } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
+import type { OrderJournal } from './order-journal.js';
 import { createSymbolResolver } from './symbols.js';
 
 /** What the account needs to know of the run. */
@@ -54,7 +55,7 @@ export interface PositionView {
  * liquidation), funding, and the buffers the host drains: closed trades and account changes.
  * Per-symbol numbers live in typed arrays the candle loop reads directly.
  */
-export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderEventQueue, now: () => number) {
+export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderEventQueue, now: () => number, journal: OrderJournal | null = null) {
   const nSym = cfg.symbols.length;
   const names = cfg.symbols;
   const { slippage: slip, maker, taker, maintenanceMarginRate: mmr } = cfg;
@@ -210,12 +211,18 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     const a = abs(q);
     const side = q > 0 ? -1 : 1;
     fill(s, side, a, px, feeRate, t, reason);
+    if (!emitting && !journaling) return;
+    const x = ++exitSeq;
     // Concatenation, not a template: lowered to ES5, a template becomes a call of String.prototype.concat.
-    if (emitting) events.emit('x' + ++exitSeq, names[s]!, side, EXIT_REASONS[reason]!, 'filled', a, px, a * px * feeRate, null, null);
+    if (emitting) events.emit('x' + x, names[s]!, side, EXIT_REASONS[reason]!, 'filled', a, px, a * px * feeRate, null, null);
+    if (journaling) journal!.exit(x, t, s, side, reason, a, px, a * px * feeRate);
   }
+  /** The engine's own closes so far: `x<n>` in order events and the journal. */
   let exitSeq = 0;
   /** Read once: without `onOrder`, an exit builds no event. */
   const emitting = events.enabled;
+  /** Read once: without a journal, an exit records nothing. */
+  const journaling = journal !== null;
 
   function liquidateAt(s: number, t: number): void {
     const p = positions[s]!;
@@ -228,9 +235,12 @@ export function createBacktestAccount(cfg: BacktestAccountConfig, events: OrderE
     liq[s] = NAN;
     views[s] = null;
     updateExitLevels(s);
+    if (!emitting && !journaling) return;
+    const x = ++exitSeq;
+    if (journaling) journal!.exit(x, t, s, -dir, R_LIQUIDATION, closed.quantity, px, penalty);
     if (!emitting) return;
     events.emit(
-      'x' + ++exitSeq,
+      'x' + x,
       names[s]!,
       -dir,
       'liquidation',

@@ -8,6 +8,7 @@ import { createIndicatorApi, type IndicatorCall, parseIndicatorCall } from './in
 import { F64 } from './intrinsics.js';
 import type { LogBuffer } from './log-buffer.js';
 import type { OrderEvent, OrderEventQueue } from './order-events.js';
+import type { OrderJournal } from './order-journal.js';
 import { createSymbolResolver } from './symbols.js';
 
 /**
@@ -284,6 +285,8 @@ export function createBacktestLoop(
   let wakeAt: Float64Array;
   let lastPrice: Float64Array;
   let queued: OrderEvent[];
+  /** The run's order journal, told when orders are placed from `onOrder`; null: none. */
+  let journal: OrderJournal | null = null;
   const deliver = (event: OrderEvent) => {
     onOrder!(ctx, event);
     if (logs.hit) throw new Error('Log limit reached');
@@ -301,7 +304,11 @@ export function createBacktestLoop(
   }
   function settle(): void {
     if (logs.hit) throw new Error('Log limit reached');
-    if (queued.length !== 0) events.flush(deliver);
+    if (queued.length !== 0) {
+      if (journal !== null) journal.setSource(1);
+      events.flush(deliver);
+      if (journal !== null) journal.setSource(0);
+    }
     attention = false;
   }
   /** The candle fields the strategy has touched, which the loop writes before each onCandle (bit k: CANDLE_FIELDS[k]; candle-views.ts). */
@@ -407,8 +414,10 @@ export function createBacktestLoop(
       logs: LogBuffer;
       onCandle: (ctx: unknown, candle: StrategyCandle) => void;
       onOrder: ((ctx: unknown, event: OrderEvent) => void) | undefined;
+      journal?: OrderJournal | null;
     }): void {
       ({ book, events, logs, onCandle, onOrder } = run);
+      journal = run.journal ?? null;
       processBar = run.orders.processBar;
       ({ open, exBelow, exAbove, nextFunding, wakeAt, lastPrice } = book);
       queued = events.list;

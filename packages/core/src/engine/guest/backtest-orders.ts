@@ -6,6 +6,7 @@ import type { BacktestAccount } from './backtest-account.js';
 import { abs, freeze, INF, NAN, NEG_INF } from './intrinsics.js';
 import { marketOrderArgs, newOrderArgs, type OrderArgs, readOrderArgs } from './order-args.js';
 import type { OrderEventQueue } from './order-events.js';
+import type { OrderJournal } from './order-journal.js';
 
 /**
  * A pending order: its checked options (`readOrderArgs` writes them straight in, nothing is
@@ -18,6 +19,8 @@ interface PendingOrder extends OrderArgs {
   side: number;
   closeAll: boolean;
   time: number;
+  /** Its entry in the order journal (-1: none). */
+  j: number;
 }
 
 /** What `ctx.orders()` answers for one order. */
@@ -46,6 +49,7 @@ export function createBacktestOrders(
   book: BacktestAccount,
   events: OrderEventQueue,
   now: () => number,
+  journal: OrderJournal | null = null,
 ) {
   const nSym = cfg.symbols.length;
   const names = cfg.symbols;
@@ -75,11 +79,13 @@ export function createBacktestOrders(
     freeOrders[freeCount++] = o;
   }
   function newRecord(): PendingOrder {
-    return { ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0 };
+    return { ...newOrderArgs(), id: '', s: 0, side: 0, closeAll: false, time: 0, j: -1 };
   }
 
   /** Read once: without `onOrder`, a fill builds no event (ten arguments are a costly call in QuickJS). */
   const emitting = events.enabled;
+  /** Read once, like `emitting`: without a journal, placing and filling an order test this and nothing more. */
+  const journaling = journal !== null;
 
   function orderEvent(o: PendingOrder, status: 'filled' | 'cancelled' | 'rejected', q: number, px: number, fee: number, reason: string | null): void {
     if (emitting) events.emit(o.id, names[o.s]!, o.side, EXIT_REASONS[o.type]!, status, q, px, fee, reason, o.tag);
@@ -95,6 +101,7 @@ export function createBacktestOrders(
     o.side = side;
     o.closeAll = closeAll;
     o.time = now();
+    if (journaling) o.j = journal!.placed(orderSeq, o.time, s, side, o.type, o.quantity, o.size, o.price, o.reduceOnly, closeAll, o.tag);
     const list = pending[s]!;
     list[list.length] = o;
     pendingTotal++;
@@ -118,6 +125,7 @@ export function createBacktestOrders(
   }
 
   function reject(o: PendingOrder, status: 'cancelled' | 'rejected', reason: string): void {
+    if (journaling) journal!.ended(o.j, status === 'cancelled' ? 2 : 3);
     orderEvent(o, status, 0, NAN, 0, reason);
   }
 
@@ -155,6 +163,7 @@ export function createBacktestOrders(
       attachExits(s, o.stopLoss, o.takeProfit, o.trail, o.time, px);
     }
     if (emitting) orderEvent(o, 'filled', q, px, q * px * feeRate, null);
+    if (journaling) journal!.filled(o.j, t, px, q, q * px * feeRate);
   }
 
   /** Everything that happens to symbol s's orders and position from the previous close to this candle's close. */

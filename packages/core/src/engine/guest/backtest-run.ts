@@ -5,6 +5,7 @@ import { type BacktestHostHistory, createBacktestLoop, type HostRegister } from 
 import { createBacktestOrders } from './backtest-orders.js';
 import type { LogBuffer } from './log-buffer.js';
 import { createOrderEventQueue } from './order-events.js';
+import { createOrderJournal } from './order-journal.js';
 
 /** What the host sends with `start`: the run's symbols, parameters, money and model settings. */
 export interface BacktestRunConfig {
@@ -24,6 +25,10 @@ export interface BacktestRunConfig {
   lastCloses: number[];
   maxIndicators: number;
   funding: Array<{ time: number[]; rate: number[] } | null>;
+  /** Keep the order journal (order-journal.ts). Default false. */
+  journal?: boolean;
+  /** Most orders the journal keeps (default `MAX_JOURNAL_ORDERS`). */
+  maxJournalOrders?: number;
 }
 
 export type { StrategyModule } from './strategy-module.js';
@@ -34,6 +39,10 @@ export interface BacktestRun {
   runBatch(buf: ArrayBuffer, n: number): number;
   drainStates(): ArrayBuffer;
   drainTrades(): ArrayBuffer;
+  /** The order journal's entries (order-journal.ts), or null without `cfg.journal`. Read after `finish`. */
+  drainJournal(): ArrayBuffer | null;
+  /** JSON `{ tags, dropped }` of the journal, or null without one. */
+  journalInfo(): string | null;
   /** Closes what is still open at each symbol's last close (taker fee), drops pending orders; answers cash, then each symbol's final mark. */
   finish(): ArrayBuffer;
   /** The time of the candle being processed. */
@@ -57,14 +66,17 @@ export function createBacktestRun(
   const loop = createBacktestLoop(cfg.symbols, host, cfg.maxIndicators, env.startTime, cfg.timeframes);
   const clock = loop.now;
   const events = createOrderEventQueue(typeof onOrder === 'function', clock, loop.attend);
-  const book = createBacktestAccount(cfg, events, clock);
-  const orders = createBacktestOrders(cfg, book, events, clock);
-  loop.attach({ book, orders, events, logs, onCandle, onOrder });
+  const journal = cfg.journal === true ? createOrderJournal(cfg.maxJournalOrders) : null;
+  const book = createBacktestAccount(cfg, events, clock, journal);
+  const orders = createBacktestOrders(cfg, book, events, clock, journal);
+  loop.attach({ book, orders, events, logs, onCandle, onOrder, journal });
   loop.setCtx(createBacktestCtx({ symbols: cfg.symbols, params: cfg.params, book, orders, loop, log: logs.log, random: env.random, now: loop.now }));
   return {
     runBatch: loop.runBatch,
     drainStates: book.drainStates,
     drainTrades: book.drainTrades,
+    drainJournal: () => (journal === null ? null : journal.drain()),
+    journalInfo: () => (journal === null ? null : journal.info()),
     now: loop.now,
     finish() {
       for (let s = 0; s < nSym; s++) {

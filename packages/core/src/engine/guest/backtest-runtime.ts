@@ -11,6 +11,8 @@
  * - account changes out: `STATE_FIELDS` numbers per candle whose fills changed the account.
  *   The host marks equity at every close from these.
  * - trades out: `TRADE_FIELDS` numbers per closed trade.
+ * - the order journal out, when the run keeps one: `JOURNAL_FIELDS` numbers per order, once
+ *   after `finish`, and its tags as JSON (order-journal.ts).
  */
 import type { BacktestHostHistory, HostRegister } from './backtest-loop.js';
 import { type BacktestRun, type BacktestRunConfig, createBacktestRun, type StrategyModule } from './backtest-run.js';
@@ -38,6 +40,8 @@ export function createRuntime(bootJson: string) {
     runBatch: guarded((buf: ArrayBuffer, n: number) => run!.runBatch(buf, n), -1),
     drainStates: () => run!.drainStates(),
     drainTrades: () => run!.drainTrades(),
+    drainJournal: () => run!.drainJournal(),
+    journalInfo: () => run!.journalInfo(),
     drainLogs: () => logs.drain(),
     finish: guarded(() => run!.finish(), null),
     ...errorApi,

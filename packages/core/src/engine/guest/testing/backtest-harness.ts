@@ -90,6 +90,8 @@ export interface HarnessResult {
   /** Every indicator registration the run asked the host for: [kind, symbol, first argument, second argument or 0]. */
   registered: number[][];
   logs: LogBuffer;
+  /** The order journal (order-journal.ts) read after `finish`, when the config keeps one; else null. */
+  journal: { entries: Float64Array; tags: string[]; dropped: number } | null;
 }
 
 /** The configuration of a run over `candles` (of BTC, or BTC and ETH), with no fees, leverage 1, 10,000 of capital. */
@@ -210,7 +212,9 @@ export function runBacktest(candles: Bar[], strategy: StrategyModule, options: H
   }
   const final = Array.from(new Float64Array(run.finish()));
   readTrades();
-  return { trades, final, states, flags, registered, logs };
+  const entries = run.drainJournal();
+  const journal = entries === null ? null : { entries: new Float64Array(entries), ...(JSON.parse(run.journalInfo()!) as { tags: string[]; dropped: number }) };
+  return { trades, final, states, flags, registered, logs, journal };
 }
 
 /** A strategy that calls `steps[i]` at its i-th onCandle (0-based), then `after` at every onCandle; `onOrder` when given. */
