@@ -91,6 +91,30 @@ describe('computeDrift', () => {
     expect(report.waterfall.remainder).toBeCloseTo(0, 9);
   });
 
+  it("keeps the replay's end-of-run close out of trades and the fee gap, and puts its fee in the waterfall's fees", () => {
+    // The backtest closes the 10 held at the last close, 110, fee 1100 × 0.0006 = 0.66; the live
+    // run still holds them, marked at the same close: live − replay = +0.66, all of it that fee.
+    const input = scenario();
+    input.replay.orders.push({
+      ...input.replay.orders[2]!,
+      id: 'x1',
+      candleTime: T0 + 9 * DAY,
+      side: 'sell',
+      type: 'end',
+      quantity: 10,
+      fillTime: T0 + 9 * DAY,
+      fillPrice: 110,
+      fee: 0.66,
+    });
+    input.replay.finalEquity -= 0.66;
+    const report = computeDrift(input);
+    expect(report.trades).toMatchObject({ matched: 3, missed: 0, extra: 0 });
+    expect(report.parity.firstDivergence).toBeNull();
+    expect(Math.abs(report.costs.fees.gap)).toBe(0);
+    expect(report.waterfall.fees).toBeCloseTo(0.66, 12);
+    expect(report.waterfall.remainder).toBeCloseTo(0, 9);
+  });
+
   it('names a restart as the cause when the strategy lost its state', () => {
     // Resumed during day 5 (before that candle's close decided the sell); the resumed strategy
     // does not sell, so the live order and its fill are missing.

@@ -1,5 +1,6 @@
 import type { DriftReport } from '@stratbox/contract';
 import type { DriftInput } from './drift-types.js';
+import { isEndClose } from './trade-matching.js';
 
 /*
  * Fee and funding gaps, live minus replay (docs/drift.md, "Costs"). Pure.
@@ -7,12 +8,12 @@ import type { DriftInput } from './drift-types.js';
 
 type Costs = DriftReport['costs'];
 
-/** Fees: every live fill's fee against every replay order's fee; gap = live − replay. */
+/** Fees: every live fill's fee against every replay order's fee but the end-of-run close's; gap = live − replay. */
 export function feeGap(input: DriftInput): Costs['fees'] {
   let live = 0;
   for (const f of input.live.fills) live += f.fee;
   let replay = 0;
-  for (const o of input.replay.orders) replay += o.fee;
+  for (const o of input.replay.orders) if (!isEndClose(o)) replay += o.fee;
   return { live, replay, gap: live - replay };
 }
 

@@ -1,7 +1,7 @@
 import type { DriftReport } from '@stratbox/contract';
 import type { DriftInput } from './drift-types.js';
 import { dedupeByTime, liveEquityCurve, liveStartEquity } from './equity-series.js';
-import { sideSign, type TradePair } from './trade-matching.js';
+import { isEndClose, sideSign, type TradePair } from './trade-matching.js';
 
 /*
  * The P&L waterfall from the replay's P&L to the live P&L (docs/drift.md, "P&L waterfall").
@@ -66,6 +66,8 @@ export function driftWaterfall(input: DriftInput, pairs: readonly TradePair[]): 
       extraTrades += fillValue(p.live.side, p.live.price, p.live.quantity, p.live.fee, closes.get(p.live.symbol));
     }
   }
+  // The replay paid the end-of-run close's fee; the live run, still holding, did not.
+  for (const o of input.replay.orders) if (isEndClose(o)) fees += o.fee;
   const funding = input.live.funding === null ? 0 : -(input.live.funding - input.replay.funding);
   const downtime = -downtimeChange(input);
   const named = missedTrades + extraTrades + slippage + fees + funding + downtime;

@@ -23,10 +23,18 @@ export type TradePair =
 /** +1 for a buy, −1 for a sell: the sign that makes a higher price worse for the account. */
 export const sideSign = (side: 'buy' | 'sell'): 1 | -1 => (side === 'buy' ? 1 : -1);
 
-/** The replay orders that filled, as fills. */
+/**
+ * The engine's close of open positions at the end of the replay (type `end`): not a trade, an
+ * artifact of the backtest ending where the live run keeps its positions (marked at the same
+ * close). Its only effect on the replay is its fee.
+ */
+export const isEndClose = (order: ReplayOrder): boolean => order.type === 'end';
+
+/** The replay orders that filled, as fills (the end-of-run close left out). */
 export function replayFills(orders: readonly ReplayOrder[]): ReplayFill[] {
   const out: ReplayFill[] = [];
   for (const order of orders) {
+    if (isEndClose(order)) continue;
     if (order.fillTime === null || order.fillPrice === null || !(order.fillQuantity > 0)) continue;
     out.push({ order, time: order.fillTime, price: order.fillPrice, quantity: order.fillQuantity, fee: order.fee });
   }
