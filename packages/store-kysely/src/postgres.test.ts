@@ -164,6 +164,7 @@ describePostgres('kysely postgres', () => {
           { name: '0016-notifications' },
           { name: '0017-verification-records' },
           { name: '0018-drift' },
+          { name: '0019-purchases-by-listing' },
         ]);
       } finally {
         await client.end();

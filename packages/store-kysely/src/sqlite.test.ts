@@ -81,6 +81,7 @@ describe('kysely sqlite file', () => {
       '0016-notifications',
       '0017-verification-records',
       '0018-drift',
+      '0019-purchases-by-listing',
     ]);
     await first.close();
 

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ListingRecordDetail } from '@stratbox/contract';
 import { notFound } from '../errors/stratbox-error.js';
 import type { StoreRepositories } from '../ports/store.js';
+import { buyersOutcome } from './buyer-outcomes.js';
 import { checkClaims } from './claims.js';
 import { toVerificationRecordView } from './verification/record-views.js';
 import { DEFAULT_VERIFICATION_SETTINGS, type VerificationSettings } from './verification/verification-settings.js';
@@ -16,8 +17,9 @@ export type ListingRecordService = ReturnType<typeof createListingRecordService>
  * contains the source: the records carry the version's hash, never its text.
  *
  * `claims` are the performance figures of the listing's description, each beside the current
- * record's platform backtest figure of the same kind (null while pending). `buyers` is null:
- * the buyers' realized returns are not yet reachable from the Store (see docs/verified-listings.md).
+ * record's platform backtest figure of the same kind (null while pending). `buyers` is the
+ * buyers' outcome (buyer-outcomes.ts): null below 3 buyers running the listing's strategy, an
+ * aggregate that names no buyer above (docs/verified-listings.md, "Buyers' outcomes").
  */
 export function createListingRecordService({
   store,
@@ -42,7 +44,7 @@ export function createListingRecordService({
         lineage: rows.filter((r) => r !== current).map(toVerificationRecordView),
         claims: checkClaims(listing.description, metrics),
         thresholds: { ...thresholds },
-        buyers: null,
+        buyers: await buyersOutcome(store, listing.id, current),
       };
     },
   };

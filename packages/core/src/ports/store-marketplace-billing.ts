@@ -178,6 +178,12 @@ export interface PurchaseRepository {
   list(buyerId: string, page: PageRequest): Promise<PurchaseRecord[]>;
   /** The buyer's completed purchases of any listing of this strategy, newest first. */
   listCompletedForStrategy(buyerId: string, strategyId: string): Promise<PurchaseRecord[]>;
+  /**
+   * The listing's `completed` purchases, from every buyer, newest first by (createdAt desc,
+   * id desc), at most `limit`, strictly after `after`. Not scoped to a buyer: for the buyers'
+   * aggregate outcome on the listing's record, which names no buyer.
+   */
+  listCompletedByListing(listingId: string, page: PageRequest): Promise<PurchaseRecord[]>;
   /** How many purchases of the seller's strategy (any listing, any buyer) are `pending`: checkouts neither paid nor expired yet. */
   countPendingForStrategy(sellerId: string, strategyId: string): Promise<number>;
   /**

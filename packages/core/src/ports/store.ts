@@ -321,6 +321,14 @@ export interface DeploymentRepository {
    * pages through any number of them.
    */
   listByStatus(statuses: readonly DeploymentStatus[], limit: number, after?: ListPosition): Promise<DeploymentRecord[]>;
+  /**
+   * The user's deployments of `strategyId` (any status, live or paper) created at or after
+   * `createdFrom` (ISO timestamps compared as strings), oldest first by (createdAt, id), at most
+   * `limit`. Scoped to the user: another user's deployments are never included. For the
+   * buyers' outcomes of a listing (docs/verified-listings.md), where `strategyId` is the seller's
+   * strategy a purchase licenses.
+   */
+  listByStrategy(userId: string, strategyId: string, options: { createdFrom: string; limit: number }): Promise<DeploymentRecord[]>;
   /*
    * Leases: which process runs a deployment. A lease is an owner id and an expiry (`untilIso`,
    * an ISO-8601 UTC timestamp compared as a string); the deployment's status is not involved.

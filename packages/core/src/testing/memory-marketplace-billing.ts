@@ -266,6 +266,12 @@ export function memoryMarketplaceBillingRepositories(get: () => MarketplaceBilli
           { limit: Number.MAX_SAFE_INTEGER },
         );
       },
+      async listCompletedByListing(listingId, page) {
+        return pageOfCopies(
+          [...get().purchases.values()].filter((p) => p.listingId === listingId && p.status === 'completed'),
+          page,
+        );
+      },
       async countPendingForStrategy(sellerId, strategyId) {
         return [...get().purchases.values()].filter((p) => p.sellerId === sellerId && p.strategyId === strategyId && p.status === 'pending').length;
       },

@@ -340,6 +340,13 @@ function repositories(get: () => State, log?: Write<unknown>[]): StoreRepositori
           .slice(0, Math.max(0, limit))
           .map((d) => structuredClone(d));
       },
+      async listByStrategy(userId, strategyId, { createdFrom, limit }) {
+        return [...get().deployments.values()]
+          .filter((d) => d.userId === userId && d.strategyId === strategyId && d.createdAt >= createdFrom)
+          .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.createdAt < b.createdAt ? -1 : 1))
+          .slice(0, Math.max(0, limit))
+          .map((d) => structuredClone(d));
+      },
       async acquireLease(deploymentId, owner, untilIso, nowIso) {
         // Decided and applied in one synchronous step (as the SQL stores' single UPDATE).
         return write((state) => {

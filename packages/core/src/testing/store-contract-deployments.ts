@@ -235,6 +235,23 @@ export function describeDeploymentLifecycleContract(context: DeploymentLifecycle
       const fromMiddle = await store.deployments.listByStatus(['running'], 3, { createdAt: expected[1]!.createdAt, id: expected[1]!.id });
       expect(fromMiddle).toEqual(expected.slice(2, 5));
     });
+
+    it("listByStrategy lists the user's deployments of a strategy since a time, any status, oldest first, never another user's", async () => {
+      const { store, userId, otherUserId } = context();
+      const strategyId = uid('str');
+      const [tieA, tieB] = [uid('dep'), uid('dep')].sort();
+      const before = deployment(userId, { strategyId, createdAt: at(9) });
+      const first = deployment(userId, { id: tieB!, strategyId, status: 'stopped', createdAt: at(10) });
+      const tie = deployment(userId, { id: tieA!, strategyId, status: 'failed', createdAt: at(10) });
+      const last = deployment(userId, { strategyId, status: 'running', createdAt: at(12) });
+      const theirs = deployment(otherUserId, { strategyId, createdAt: at(11) });
+      const otherStrategy = deployment(userId, { createdAt: at(11) });
+      for (const x of [last, before, first, tie, theirs, otherStrategy]) await store.deployments.insert(x);
+      expect(await store.deployments.listByStrategy(userId, strategyId, { createdFrom: at(10), limit: 10 })).toEqual([tie, first, last]);
+      expect(await store.deployments.listByStrategy(userId, strategyId, { createdFrom: at(10), limit: 2 })).toEqual([tie, first]);
+      expect(await store.deployments.listByStrategy(otherUserId, strategyId, { createdFrom: at(0), limit: 10 })).toEqual([theirs]);
+      expect(await store.deployments.listByStrategy(userId, strategyId, { createdFrom: at(13), limit: 10 })).toEqual([]);
+    });
   });
 
   describe('users.lock', () => {

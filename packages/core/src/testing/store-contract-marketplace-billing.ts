@@ -301,6 +301,24 @@ export function describeMarketplaceBillingContract(context: MarketplaceBillingCo
       expect(await store.purchases.listCompletedForStrategy(userId, uid('str'))).toEqual([]);
     });
 
+    it("lists a listing's completed purchases from every buyer, newest first, paged, and no other listing's", async () => {
+      const { store, userId, otherUserId } = context();
+      const listingId = uid('lst');
+      const buyers = [userId, otherUserId, uid('usr'), uid('usr')];
+      const completed = [3, 1, 2].map((s, i) => purchase(buyers[i]!, { listingId, status: 'completed', completedAt: at(s), createdAt: at(s) }));
+      for (const p of [
+        ...completed,
+        purchase(buyers[3]!, { listingId, status: 'pending' }),
+        purchase(userId, { status: 'completed', completedAt: at(4), createdAt: at(4) }),
+      ]) {
+        await store.purchases.insertIfAbsent(p);
+      }
+      const newest = [...completed].sort(byNewestFirst);
+      expect(await store.purchases.listCompletedByListing(listingId, { limit: 50 })).toEqual(newest);
+      expect(await readAllRows((p) => store.purchases.listCompletedByListing(listingId, p), 2)).toEqual(newest);
+      expect(await store.purchases.listCompletedByListing(uid('lst'), { limit: 50 })).toEqual([]);
+    });
+
     it("counts the pending purchases of a seller's strategy, from every buyer and listing", async () => {
       const { store, userId, otherUserId } = context();
       const [sellerId, strategyId] = [uid('usr'), uid('str')];

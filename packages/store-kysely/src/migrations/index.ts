@@ -18,6 +18,7 @@ import { deploymentLeverageMigration } from './0015-deployment-leverage.js';
 import { notificationsMigration } from './0016-notifications.js';
 import { verificationRecordsMigration } from './0017-verification-records.js';
 import { driftMigration } from './0018-drift.js';
+import { purchasesByListingMigration } from './0019-purchases-by-listing.js';
 
 /**
  * The store's migrations, in code (nothing is read from disk at runtime). Names sort in the
@@ -45,6 +46,7 @@ export function createMigrationProvider(dialect: DialectName): MigrationProvider
         '0016-notifications': notificationsMigration(dialect),
         '0017-verification-records': verificationRecordsMigration(dialect),
         '0018-drift': driftMigration(dialect),
+        '0019-purchases-by-listing': purchasesByListingMigration(dialect),
       };
     },
   };

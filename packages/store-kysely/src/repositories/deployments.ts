@@ -172,6 +172,21 @@ export function createDeploymentRepository({ db }: QueryContext): DeploymentRepo
       return rows.map(toDeployment);
     },
 
+    async listByStrategy(userId, strategyId, { createdFrom, limit }) {
+      // The (user_id, created_at, id) index narrows to the user's deployments since `createdFrom`.
+      const rows = await db
+        .selectFrom('deployments')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('strategy_id', '=', strategyId)
+        .where('created_at', '>=', createdFrom)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(Math.max(0, limit))
+        .execute();
+      return rows.map(toDeployment);
+    },
+
     // Leases: one UPDATE ... WHERE each, so the check and the change are atomic (a row lock on
     // PostgreSQL: of concurrent acquirers the others re-check the WHERE after the winner commits).
     // `lease_until` is ISO-8601 text compared bytewise (`collate "C"` on PostgreSQL).

@@ -83,6 +83,14 @@ export function createPurchaseRepository({ db }: QueryContext): PurchaseReposito
       return rows.map(toPurchase);
     },
 
+    async listCompletedByListing(listingId, { limit, after }) {
+      // The (listing_id, status, created_at, id) index of migration 0019 serves this in order.
+      let query = db.selectFrom('purchases').selectAll().where('listing_id', '=', listingId).where('status', '=', 'completed');
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(toPurchase);
+    },
+
     async countPendingForStrategy(sellerId, strategyId) {
       const row = await db
         .selectFrom('purchases')
