@@ -47,6 +47,8 @@ async function main() {
     notifications: readNotificationConfig(env, runsJobs(scale.role)),
     // the platform's verification of listings (sandbox runs) belongs on nodes that run jobs
     verification: { enabled: runsJobs(scale.role) },
+    // the daily refresh of drift reports (sandbox runs) too; a report asked for over HTTP is replayed on the node that answers
+    drift: { refresh: runsJobs(scale.role) },
   });
   await stratbox.start();
   const backend = { store: config.databaseUrl ? 'postgres' : 'sqlite', queue: scale.redisUrl ? 'bullmq' : 'in-process', role: scale.role };

@@ -6,6 +6,7 @@ import * as O from './optimizations.js';
 import * as S from './strategies.js';
 import * as B from './backtests.js';
 import * as D from './deployments.js';
+import * as DR from './drift.js';
 import * as C from './credentials.js';
 import * as M from './marketplace.js';
 import * as Bi from './billing.js';
@@ -212,6 +213,26 @@ export const routes = {
       "the account holds since is not the deployment's. `bySymbol`: realized P&L of the deployment's own fills, average cost, net of fees " +
       '(see docs/live-deployments.md). 503 `UNAVAILABLE` when the exchange cannot be read.',
     params: deploymentParams, successStatus: 200, response: D.DeploymentPositions, errors: ['NOT_FOUND', 'UNAVAILABLE'],
+  }),
+
+  'deployments.drift': defineRoute({
+    method: 'GET', path: '/api/deployments/:id/drift', summary: 'The drift report: the deployment against a backtest replayed over the candles it saw',
+    description:
+      'Replays the deployment\'s strategy version and parameters as a backtest over exactly the candles the deployment was given ' +
+      '(candles it missed while down come from the market data and count as downtime), in the sandbox pool and metered like any run, ' +
+      'then compares: decision parity, matched/missed/extra trades, slippage, fee and funding gaps, equity correlation, DTW, tracking ' +
+      'error and a P&L waterfall (docs/drift.md). Reports are stored: asking again without new candles answers the stored one. ' +
+      'A bought strategy\'s report carries no source and no strategy log. 409 `CONFLICT` before the deployment has processed a candle.',
+    params: deploymentParams, query: DR.DriftQuery, successStatus: 200, response: DR.DriftReport, errors: ['NOT_FOUND', 'CONFLICT', 'PLAN_LIMIT_EXCEEDED'],
+  }),
+  'deployments.getDriftAlerts': defineRoute({
+    method: 'GET', path: '/api/deployments/:id/drift/alerts', summary: "The deployment's drift alert thresholds",
+    params: deploymentParams, successStatus: 200, response: DR.DriftThresholds, errors: ['NOT_FOUND'],
+  }),
+  'deployments.setDriftAlerts': defineRoute({
+    method: 'PUT', path: '/api/deployments/:id/drift/alerts', summary: "Sets the deployment's drift alert thresholds",
+    description: 'Fields omitted keep their defaults (correlation 0.8, DTW 0.2, slippage 5x the model, any parity miss); `null` turns one off.',
+    params: deploymentParams, body: DR.SetDriftThresholdsBody, successStatus: 200, response: DR.DriftThresholds, errors: ['NOT_FOUND'],
   }),
 
   // ---- marketplace ----

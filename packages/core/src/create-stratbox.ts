@@ -46,6 +46,9 @@ import type { NotificationSender } from './ports/notification-sender.js';
 import type { HostResolver } from './notifications/guarded-http.js';
 import { createVerificationLoop, type VerificationLoop } from './marketplace/verification/verification-loop.js';
 import { resolveVerificationSettings, type VerificationSettingsInput } from './marketplace/verification/verification-settings.js';
+import { createDriftService, type DriftService } from './drift/drift-service.js';
+import { createDriftRefreshLoop, type DriftRefreshLoop } from './drift/drift-refresh-loop.js';
+import { resolveDriftSettings, type DriftSettingsInput } from './drift/drift-settings.js';
 
 export interface StratboxConfig {
   /** Where records live. Default: an in-memory store (lost on exit); use @stratbox/store-kysely to persist. */
@@ -137,6 +140,13 @@ export interface StratboxConfig {
    * `start()` starts the loop on this node; `enabled: false` leaves it to other nodes.
    */
   verification?: VerificationSettingsInput & { enabled?: boolean };
+  /**
+   * Drift reports (docs/drift.md): the model the replay runs with (default: the paper exchange's
+   * fees and slippage) and the daily refresh of running deployments' reports, which `start()`
+   * starts on this node unless `refresh: false` (its first round one `refreshIntervalMs` after
+   * the start).
+   */
+  drift?: DriftSettingsInput & { refresh?: boolean };
 }
 
 export interface Stratbox {
@@ -163,6 +173,10 @@ export interface Stratbox {
   /** The exchange clients deployments trade through (one per credential). */
   readonly exchanges: ExchangeClientPool;
   readonly marketplace: MarketplaceServices;
+  /** Drift reports of deployments against their replayed backtest (docs/drift.md). */
+  readonly drift: DriftService;
+  /** The daily refresh of drift reports: `tick()` runs one round now (started by `start()` unless `drift.refresh: false`). */
+  readonly driftRefresh: Pick<DriftRefreshLoop, 'tick'>;
   /** The platform's verification of listings: `tick()` runs one round now (started by `start()`). */
   readonly verification: Pick<VerificationLoop, 'tick'>;
   readonly marketData: MarketData;
@@ -328,6 +342,29 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     log: createDeploymentLogWriter({ store, clock, logger }),
     assertDeploymentSlot: (userId, tx) => billing.usage.assertDeploymentSlot(userId, tx),
   });
+  const { refresh: driftRefreshHere = true, ...driftInput } = config.drift ?? {};
+  const driftSettings = resolveDriftSettings(driftInput);
+  const driftAbort = new AbortController();
+  const drift = createDriftService({
+    store,
+    clock,
+    logger,
+    strategyRunner,
+    marketData,
+    settings: driftSettings,
+    signal: driftAbort.signal,
+    metering: {
+      assertComputeLeft: (userId) => billing.usage.assertComputeLeft(userId),
+      addCompute: (userId, ms) => billing.usage.addCompute(userId, ms),
+    },
+  });
+  const driftRefresh = createDriftRefreshLoop({
+    store,
+    logger,
+    drift,
+    intervalMs: driftSettings.refreshIntervalMs,
+    pageSize: driftSettings.pageSize,
+  });
   let deploymentsStarted: Promise<void> | undefined;
   let started: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -340,6 +377,13 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       ['deployment supervisor', () => supervisor.close()],
       ['notification loop', () => notifications.loop.close()],
       ['verification loop', () => verificationLoop.close()],
+      [
+        'drift refresh',
+        () => {
+          driftAbort.abort();
+          return driftRefresh.close();
+        },
+      ],
       ['live sandbox', () => liveSandbox.close()],
       ['exchange clients', () => (config.deployments?.exchanges ? Promise.resolve() : exchanges.close())],
       ['job queue', () => queue.close()],
@@ -377,6 +421,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
       credentials,
       deployments,
       notifications: notifications.service,
+      drift,
     }),
     events,
     channels,
@@ -384,6 +429,8 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     optimizations,
     billing,
     marketplace,
+    drift,
+    driftRefresh: { tick: () => driftRefresh.tick() },
     verification: { tick: () => verificationLoop.tick() },
     credentials,
     deployments,
@@ -394,6 +441,7 @@ export function createStratbox(config: StratboxConfig = {}): Stratbox {
     start() {
       notifications.loop.start();
       if (verificationHere) verificationLoop.start();
+      if (driftRefreshHere) driftRefresh.start();
       // Deployments that were running when the process ended resume; their orders are reconciled.
       deploymentsStarted ??= supervisor.start();
       const backtestsHere = (config.workerConcurrency ?? 2) > 0;

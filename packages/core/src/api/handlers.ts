@@ -9,6 +9,7 @@ import type { MarketplaceServices } from '../marketplace/create-marketplace-serv
 import type { CredentialService } from '../credentials/credential-service.js';
 import type { DeploymentService } from '../deployments/deployment-service.js';
 import type { NotificationService } from '../notifications/notification-service.js';
+import type { DriftService } from '../drift/drift-service.js';
 
 /** What a handler receives: the validated input and the authenticated caller. */
 export type HandlerContext<K extends RouteKey> = RouteParsedInput<K> & {
@@ -39,6 +40,7 @@ export interface ApiServices {
   credentials: CredentialService;
   deployments: DeploymentService;
   notifications: NotificationService;
+  drift: Pick<DriftService, 'report' | 'thresholds' | 'setThresholds'>;
 }
 
 /**
@@ -86,6 +88,9 @@ export function createApiHandlers(services: ApiServices): ApiHandlers {
     },
     'deployments.orders': ({ userId, params, query }) => services.deployments.orders(userId, params.id, query),
     'deployments.positions': ({ userId, params }) => services.deployments.positions(userId, params.id),
+    'deployments.drift': ({ userId, params, query }) => services.drift.report(userId, params.id, query),
+    'deployments.getDriftAlerts': ({ userId, params }) => services.drift.thresholds(userId, params.id),
+    'deployments.setDriftAlerts': ({ userId, params, body }) => services.drift.setThresholds(userId, params.id, body),
     'marketplace.search': ({ userId, query }) => services.marketplace.listings.search(userId, query),
     'marketplace.myListings': ({ userId, query }) => services.marketplace.listings.myListings(userId, query),
     'marketplace.purchases': ({ userId, query }) => services.marketplace.purchases.list(userId, query),

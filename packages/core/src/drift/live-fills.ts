@@ -1,0 +1,39 @@
+import type { OrderRecord, StoreRepositories } from '../ports/store.js';
+import type { LiveFill } from './drift-types.js';
+
+const PAGE = 200;
+
+/** Every order of the user's deployment, oldest first (all pages). */
+export async function listAllOrders(repos: Pick<StoreRepositories, 'orders'>, userId: string, deploymentId: string): Promise<OrderRecord[]> {
+  const all: OrderRecord[] = [];
+  let after: { createdAt: string; id: string } | undefined;
+  for (;;) {
+    const page = await repos.orders.listByDeployment(userId, deploymentId, { limit: PAGE, ...(after ? { after } : {}) });
+    all.push(...page);
+    if (page.length < PAGE) break;
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
+  }
+  return all.reverse();
+}
+
+/**
+ * The live fills of a deployment: each of its orders that filled at least in part, at its
+ * average price, with its fee, at the time of its last change. `guestId` (the strategy's id for
+ * the order) is null: the Store does not link an order to the intent it was placed for (the
+ * runner keeps that link in memory only), so the comparison pairs fills by symbol, side and time.
+ */
+export function liveFillsOf(orders: readonly OrderRecord[]): LiveFill[] {
+  return orders
+    .filter((o) => o.filledQuantity > 0 && o.averagePrice !== null)
+    .map((o) => ({
+      orderId: o.id,
+      guestId: null,
+      symbol: o.symbol,
+      side: o.side,
+      quantity: o.filledQuantity,
+      price: o.averagePrice!,
+      fee: o.fee,
+      time: Date.parse(o.updatedAt),
+    }));
+}
