@@ -24,6 +24,7 @@ import { createProtectiveExits } from './protective-exit.js';
 import { startOrderStream, type OrderStream } from './order-stream.js';
 import { recordDeploymentStarted } from './deployment-events.js';
 import { createHeartbeatWatch, type HeartbeatWatch } from './heartbeat-watch.js';
+import { createDriftRecorder } from './drift-recorder.js';
 
 /*
  * One running deployment: its strategy in a live sandbox session, its exchange gateway, and the
@@ -33,6 +34,9 @@ import { createHeartbeatWatch, type HeartbeatWatch } from './heartbeat-watch.js'
  *   2. feed every newly closed candle to `onCandle`, with the account as the exchange reports it;
  *   3. turn the strategy's order intents into exchange orders through write-ahead placement
  *      (written `pending` to the Store under a client order id BEFORE being sent).
+ * What the strategy saw and asked for is recorded for the drift report (drift-recorder.ts) before
+ * any of it is sent: each candle with the equity shown and its intents, and the intents of
+ * `onOrder` calls, at the last candle delivered for their symbol.
  * The supervisor serializes every call on one deployment, so a runner never runs two things at once.
  */
 
@@ -144,6 +148,14 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
   const reconciler = createReconciler({ store, clock, logger: deps.logger, log, sync });
   const exits = createProtectiveExits({ store, clock, log, sync, placement, note: reconciler.note });
   let stream: OrderStream | null = null;
+  const recorder = createDriftRecorder(initial.id, () => clock.now().toISOString());
+
+  /** Records the intents of an `onOrder` call (before `apply` sends any), at the last candle delivered for their symbol. */
+  async function recordOrderIntents(result: LiveCallResult, state: LiveAccountState) {
+    if (result.intents.length === 0) return;
+    const latest = Math.max(0, ...lastTime.values());
+    await store.deploymentRecordings.recordIntents(recorder.intents(result.intents, 'order', (symbol) => lastTime.get(symbol) ?? latest, state));
+  }
 
   /** The private order stream, where the gateway has one; REST stays the fallback (order-stream.ts). */
   function openOrderStream(): OrderStream | null {
@@ -280,6 +292,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       throw error;
     }
     const result = await session.order(event, state);
+    await recordOrderIntents(result, state);
     await apply(result, depth + 1);
   }
 
@@ -316,7 +329,10 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
       reason,
       tag: intent.tag,
     };
-    await apply(await session.order(event, await accountState()), depth + 1);
+    const state = await accountState();
+    const result = await session.order(event, state);
+    await recordOrderIntents(result, state);
+    await apply(result, depth + 1);
   }
 
   async function placeIntent(intent: Extract<LiveIntent, { kind: 'place' }>, depth: number, askedAt = nowMs()) {
@@ -616,6 +632,11 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
             const result = await session.candle(candle, state);
             lastTime.set(candle.symbol, candle.time);
             heartbeat?.processed(candle.time);
+            // Write-ahead: the candle and its intents are recorded before anything is sent.
+            await store.deploymentRecordings.recordCandle(
+              recorder.candle(candle, state.equity),
+              recorder.intents(result.intents, 'candle', () => candle.time, state),
+            );
             await apply(result, 0);
           }
           lastTime.set(candle.symbol, candle.time);
@@ -691,6 +712,12 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
         } else {
           await recordDeploymentStarted(store, deployment, now, true);
         }
+        // This run, for the drift report; an account that cannot be read now leaves its start equity unknown.
+        const startEquity = await accountState().then(
+          (state) => state.equity,
+          () => null,
+        );
+        await store.deploymentRecordings.recordRun(recorder.run(now, resumed, startEquity));
         heartbeat = createHeartbeatWatch({ store, deployment, timeframe, stepMs: step, startedAtMs: Date.parse(now) });
         await log.write(
           deployment,
