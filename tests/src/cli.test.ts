@@ -154,7 +154,8 @@ describe('the stratbox CLI', () => {
   });
 
   describe('backtest against the running server', () => {
-    const strategy = `export const meta = { timeframe: '1h', params: { fast: { type: 'number', default: 10 } } };
+    // warm-up candles before the start: the engine is handed more candles than the run trades
+    const strategy = `export const meta = { timeframe: '1h', warmup: 31, params: { fast: { type: 'number', default: 10 } } };
 export function onCandle(ctx, c) {
   const f = ctx.indicators.sma(c.symbol, ctx.params.fast), s = ctx.indicators.sma(c.symbol, 30);
   if (f > s && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 });
@@ -184,6 +185,11 @@ export function onCandle(ctx, c) {
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/strategy sma-cross \(str_[\w-]+\) created version 1/);
       expect(result.stderr).toMatch(/backtest bt_[\w-]+: 100% \(\d+\/\d+ bars\)/);
+      // one total from the first line to the last (the traded bars, warm-up aside), ending on it
+      const lines = [...result.stderr.matchAll(/: \d+% \((\d+)\/(\d+) bars\)/g)].map((m) => ({ done: Number(m[1]), total: Number(m[2]) }));
+      expect(lines.length).toBeGreaterThan(1);
+      expect(new Set(lines.map((l) => l.total))).toEqual(new Set([91 * 24 * 2]));
+      expect(lines.at(-1)!.done).toBe(91 * 24 * 2);
       expect(result.stdout).toMatch(/^strategy\s+sma-cross v1$/m);
       expect(result.stdout).toMatch(/^metric\s+all\s+BTC\/USDT:USDT\s+ETH\/USDT:USDT$/m);
       for (const row of ['total return', 'max drawdown', 'Sharpe', 'win rate', 'trades']) expect(result.stdout).toMatch(new RegExp(`^${row}\\s+\\S+`, 'm'));

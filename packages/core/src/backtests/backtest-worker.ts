@@ -12,6 +12,7 @@ import { tradesToStore } from './stored-trades.js';
 import { runSeed } from './run-seed.js';
 import { cpuMsOf, runErrorFor } from './run-errors.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
+import { processedOf, tradedBars } from './run-bars.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
 import { logLinesOf, toBacktestLogRecords } from './backtest-logs.js';
 import { recordBacktestEnd } from '../notifications/run-events.js';
@@ -155,7 +156,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     }
     if (!started) return; // cancelled, finished, or another worker took it
     const record = (await store.backtests.transition(job.id, ['running'], { attempts: started.attempts + 1 })) ?? started;
-    events.publish(`backtest:${record.id}:progress`, toProgressEvent(record));
+    // the run's first progress event waits for its candles: it carries the total every later event carries
     let ownsSource = false;
     /** The strategy's log lines as the backtest keeps them: none for a bought strategy (run-only licence). */
     const keptLogs = (lines: Parameters<typeof toBacktestLogRecords>[0]) => (ownsSource ? toBacktestLogRecords(lines) : []);
@@ -176,7 +177,8 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
         endDate: record.endDate,
         warmup: info.warmup ?? 0,
       });
-      const totalBars = series.reduce((n, s) => n + s.length, 0);
+      // the bars traded (warm-up candles aside), as the engine counts them: fixed from the first event to the last
+      const totalBars = tradedBars(series, startTime);
       if (series.every((s) => s.length === 0 || s.time[s.length - 1]! < startTime)) {
         throw Object.assign(new Error('No candles in the requested range'), { code: 'DATA_NOT_FOUND' });
       }
@@ -188,7 +190,14 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       if (funding && funding.missing.length > 0) {
         logger.info('Backtest runs without funding for symbols with no funding rates', { backtestId: record.id, symbols: funding.missing });
       }
-      await store.backtests.transition(record.id, ['running'], { dataSource, fundingSource: funding?.source ?? null, totalBars });
+      const counted = await store.backtests.transition(record.id, ['running'], {
+        dataSource,
+        fundingSource: funding?.source ?? null,
+        progress: 0,
+        processedBars: 0,
+        totalBars,
+      });
+      if (counted) events.publish(`backtest:${record.id}:progress`, toProgressEvent(counted));
       signal.throwIfAborted();
 
       let lastPublished = 0;
@@ -209,12 +218,13 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
         {
           signal,
           tenant: record.userId,
-          onProgress: (processedBars, total) => {
+          onProgress: (engineProcessed, engineTotal) => {
             const now = Date.now();
             if (now - lastPublished < interval) return;
             lastPublished = now;
-            const progress = total > 0 ? Math.min(0.99, processedBars / total) : 0;
-            void store.backtests.transition(record.id, ['running'], { progress, processedBars, totalBars: total }).then(
+            const processedBars = processedOf(engineProcessed, engineTotal, totalBars);
+            const progress = totalBars > 0 ? Math.min(0.99, processedBars / totalBars) : 0;
+            void store.backtests.transition(record.id, ['running'], { progress, processedBars, totalBars }).then(
               (updated) => {
                 if (updated) events.publish(`backtest:${record.id}:progress`, toProgressEvent(updated));
               },
