@@ -11,7 +11,8 @@ import { startWsTestService, type WsTestService } from '../harness/ws-service.js
 
 /*
  * Verified listings in the built dashboard (headless Chromium, the example app on SQLite in this
- * process): a seller lists a '1m' strategy whose description claims "+300 % in backtests!"; the
+ * process): a seller lists a '1m' strategy whose description claims "+300 % in backtests!",
+ * choosing in the form the symbols and timeframe the platform verifies it on; the
  * listing page shows the claim with the platform's verified figure beside it once the server's
  * own verification loop has run the platform backtest (the page asks again while the record is
  * pending: the test waits for what it shows). The list shows the badges and sorts by forward days.
@@ -68,8 +69,19 @@ describe('verified listings in the dashboard', () => {
     await page.getByLabel('Price (USD)').fill('49');
     await page.getByRole('textbox', { name: 'Tags' }).fill('verified-e2e');
     await page.getByLabel('Description').fill(`${CLAIM}! Buy now.`);
+    // the symbols and timeframe the platform verifies it on: a symbol that is not a ccxt symbol is refused at its field
+    const symbols = page.getByRole('textbox', { name: 'Verified on symbols' });
+    await symbols.fill('ETH-USDT');
+    await page.getByRole('button', { name: 'Publish listing' }).click();
+    await expect.poll(() => page.locator('#listing-symbols-error').textContent()).toMatch(/ccxt unified symbol/);
+    expect(await symbols.getAttribute('aria-invalid')).toBe('true');
+    await symbols.fill('eth/usdt:usdt, BTC/USDT:USDT');
+    await page.getByLabel('Verified on timeframe').selectOption('1m');
     await page.getByRole('button', { name: 'Publish listing' }).click();
     await page.getByText('Published Rocket (verified e2e)').waitFor();
+    const mine = (await seller.client.marketplace.myListings()).listings.find((l) => l.name === 'Rocket (verified e2e)')!;
+    const record = await seller.client.marketplace.record({ params: { id: mine.id } });
+    expect(record.current?.identity).toMatchObject({ symbols: ['ETH/USDT:USDT', 'BTC/USDT:USDT'], timeframe: '1m' });
     const card = page.locator('.my-listings li', { hasText: 'Rocket (verified e2e)' });
     await expect.poll(() => card.locator('.evidence-badge').textContent()).toBe('insufficient');
     await expect.poll(() => card.locator('.record-summary').textContent()).toMatch(/forward .+, \d+ trades?, return/);

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { FieldError } from '../ui/field-error.js';
 import { useAction } from '../ui/use-action.js';
-import type { ListingFormValues } from './listing-values.js';
+import { LISTING_TIMEFRAMES, type ListingFormValues } from './listing-values.js';
 
 interface ListingFormProps {
   initial: ListingFormValues;
@@ -15,17 +15,24 @@ interface ListingFormProps {
   onCancel(): void;
 }
 
-/** Name, description, price and tags of a listing (and its strategy, when new); the service's problems at their field. */
+/**
+ * Name, description, price and tags of a listing (and, when new, its strategy and the symbols and
+ * timeframe the platform verifies it on); the service's problems at their field.
+ */
 export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel }: ListingFormProps) {
   const [values, setValues] = useState(initial);
   const save = useAction();
   const { error, busy: saving } = save;
   const set = <K extends keyof ListingFormValues>(key: K, value: ListingFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
   const fields = error?.fields ?? {};
-  const tagErrors = Object.entries(fields)
-    .filter(([path]) => path === 'tags' || path.startsWith('tags.'))
-    .flatMap(([, messages]) => messages);
-  const input = (key: 'name' | 'price' | 'tags', errors: string[] | undefined) => ({
+  /** The messages of a list field and of its items (`tags`, `tags.2`). */
+  const listErrors = (key: string) =>
+    Object.entries(fields)
+      .filter(([path]) => path === key || path.startsWith(`${key}.`))
+      .flatMap(([, messages]) => messages);
+  const tagErrors = listErrors('tags');
+  const symbolErrors = listErrors('symbols');
+  const input = (key: 'name' | 'price' | 'tags' | 'symbols', errors: string[] | undefined) => ({
     id: `listing-${key}`,
     value: values[key],
     onChange: (e: { target: { value: string } }) => set(key, e.target.value),
@@ -86,6 +93,40 @@ export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel
           </span>
           <FieldError id="listing-tags-error" messages={tagErrors} />
         </div>
+        {strategies ? (
+          <>
+            <div className="field">
+              <label htmlFor="listing-symbols">Verified on symbols</label>
+              <input {...input('symbols', symbolErrors)} spellCheck={false} autoCapitalize="characters" placeholder="BTC/USDT:USDT" />
+              <span className="hint" id="listing-symbols-hint">
+                The platform's backtest and forward record run on these: ccxt symbols of the strategy's market, separated by commas or spaces. Empty:
+                BTC/USDT:USDT (perpetual) or BTC/USDT (spot)
+              </span>
+              <FieldError id="listing-symbols-error" messages={symbolErrors} />
+            </div>
+            <div className="field">
+              <label htmlFor="listing-timeframe">Verified on timeframe</label>
+              <select
+                id="listing-timeframe"
+                value={values.timeframe}
+                onChange={(e) => set('timeframe', e.target.value)}
+                aria-invalid={Boolean(fields.timeframe?.length)}
+                aria-describedby={['listing-timeframe-hint', fields.timeframe?.length ? 'listing-timeframe-error' : ''].filter(Boolean).join(' ')}
+              >
+                <option value="">The strategy's declared timeframe</option>
+                {LISTING_TIMEFRAMES.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+              <span className="hint" id="listing-timeframe-hint">
+                The candles the record advances on (1h when the strategy declares none)
+              </span>
+              <FieldError id="listing-timeframe-error" messages={fields.timeframe} />
+            </div>
+          </>
+        ) : null}
       </div>
       <div className="field">
         <label htmlFor="listing-description">Description</label>

@@ -3,7 +3,7 @@ import { EvidenceBadge } from './evidence-badge.js';
 import { RecordChart } from './record-chart.js';
 import { RecordIdentity } from './record-identity.js';
 import { RecordMetricsTable } from './record-metrics-table.js';
-import { badgeMeaning, type ListingRecordDetail, searchEffortSentence, type VerificationRecord } from './record-values.js';
+import { badgeMeaning, buyersSentence, type ListingRecordDetail, searchEffortSentence, type VerificationRecord } from './record-values.js';
 
 /** Whether the record is measured yet, or why it is not. */
 function RecordStatusNote({ record }: { record: VerificationRecord }) {
@@ -87,12 +87,7 @@ export function ListingRecord({ detail }: { detail: ListingRecordDetail }) {
       ) : (
         <p className="muted">This listing has no current record.</p>
       )}
-      {detail.buyers ? (
-        <p>
-          {detail.buyers.count} buyers running it: median return since purchase {formatPercent(detail.buyers.medianReturn)}, the forward record over the same
-          days {formatPercent(detail.buyers.forwardReturnSameDays)}.
-        </p>
-      ) : null}
+      {detail.buyers ? <p className="record-buyers">{buyersSentence(detail.buyers)}</p> : null}
       {detail.lineage.length > 0 ? (
         <details className="record-lineage">
           <summary>Earlier versions’ records ({detail.lineage.length})</summary>

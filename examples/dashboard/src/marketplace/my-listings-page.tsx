@@ -10,12 +10,10 @@ import { useOwnStrategies } from '../strategies/use-own-strategies.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import type { Listing } from './listing.js';
 import { ListingForm } from './listing-form.js';
-import { formatPrice, listingFields, listingFormValues } from './listing-values.js';
+import { EMPTY_LISTING, formatPrice, listingFields, listingFormValues, newListingBody } from './listing-values.js';
 import { MarketplaceTabs } from './marketplace-tabs.js';
 import { Rating } from './rating.js';
 import { RecordSummary } from './record-summary.js';
-
-const EMPTY = { strategyId: '', name: '', description: '', price: '', tags: '' };
 
 /** The user's listings, each with how its verified record is doing: publish one of their strategies, edit a listing, unlist it (buyers keep their licences). */
 export function MyListingsPage() {
@@ -72,12 +70,12 @@ export function MyListingsPage() {
             </EmptyState>
           ) : (
             <ListingForm
-              initial={EMPTY}
+              initial={EMPTY_LISTING}
               strategies={strategies.data ?? []}
               submitLabel="Publish listing"
               onCancel={() => setCreating(false)}
               onSave={async (values) => {
-                const created = await client.marketplace.create({ body: { strategyId: values.strategyId, ...listingFields(values) } });
+                const created = await client.marketplace.create({ body: newListingBody(values) });
                 setCreating(false);
                 changed(`Published ${created.name}`);
               }}

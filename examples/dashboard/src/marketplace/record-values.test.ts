@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { badgeMeaning, type CheckedClaim, describeClaims, evidenceFilters, formatDays, searchEffortSentence, verifiedLabel } from './record-values.js';
+import {
+  badgeMeaning,
+  buyersSentence,
+  type CheckedClaim,
+  describeClaims,
+  evidenceFilters,
+  formatDays,
+  searchEffortSentence,
+  verifiedLabel,
+} from './record-values.js';
 
 const T = { emergingDays: 90, emergingTrades: 30, establishedDays: 180, establishedTrades: 100 };
 const claim = (text: string, verified: number | null, kind: CheckedClaim['kind'] = 'return'): CheckedClaim => ({ text, kind, claimed: 3, verified });
@@ -33,6 +42,13 @@ describe('the record as the listing page words it', () => {
     );
     expect(badgeMeaning('emerging', 120, 40, T)).toMatch(/^120 days and 40 trades .*not yet the 180 days and 100 trades/);
     expect([formatDays(0.01), formatDays(1), formatDays(2.55), formatDays(180.9)]).toEqual(['under an hour', '1 day', '2.5 days', '180 days']);
+  });
+
+  it("words the buyers' outcome beside the forward record", () => {
+    expect(buyersSentence({ count: 3, medianReturn: 0.0123, forwardReturnSameDays: -0.004 })).toMatch(
+      /^Buyers’ median return since purchase: 1\.23\s?% \(3 buyers\) — forward record over the same days: -0\.4\d*\s?%$/,
+    );
+    expect(buyersSentence({ count: 3, medianReturn: 0, forwardReturnSameDays: null })).toContain('over the same days: –');
   });
 
   it('words the search effort', () => {

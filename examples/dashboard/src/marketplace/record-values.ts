@@ -33,6 +33,14 @@ export function formatDays(days: number): string {
   return `${shown.toLocaleString('en')} ${shown === 1 ? 'day' : 'days'}`;
 }
 
+/**
+ * The buyers' outcome beside the forward record:
+ * "Buyers' median return since purchase: X % (n buyers) — forward record over the same days: Y %".
+ */
+export function buyersSentence(buyers: NonNullable<ListingRecordDetail['buyers']>): string {
+  return `Buyers’ median return since purchase: ${formatPercent(buyers.medianReturn)} (${plural(buyers.count, 'buyer')}) — forward record over the same days: ${formatPercent(buyers.forwardReturnSameDays)}`;
+}
+
 /** A count with its noun, singular for one: `1 trade`, `6 trades`. */
 export function countOf(n: number, one: string): string {
   return plural(n, one);
