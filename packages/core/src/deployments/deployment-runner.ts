@@ -3,6 +3,7 @@ import { isStratboxError } from '../errors/stratbox-error.js';
 import type { OrderPlacement } from '../exchanges/order-placement.js';
 import { parseMarketSymbol } from '../exchanges/market-symbol.js';
 import { loadRunnableSource } from '../marketplace/licences.js';
+import { deploymentSeed } from '../drift/deployment-seed.js';
 import type { Clock } from '../ports/clock.js';
 import { ExchangeGatewayError, type ExchangeGateway } from '../ports/exchange-gateway.js';
 import type { Logger } from '../ports/logger.js';
@@ -108,12 +109,6 @@ interface GuestOrder {
   takeProfit: number | null;
   closeAll: boolean;
   time: number;
-}
-
-function seedOf(id: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619);
-  return h >>> 0;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -676,7 +671,7 @@ export function createDeploymentRunner(initial: DeploymentRecord, deps: Deployme
           source: version.source,
           symbols: deployment.symbols,
           params: deployment.params,
-          seed: seedOf(deployment.id),
+          seed: deploymentSeed(deployment.id),
           startTime: nowMs(),
         });
         void session.crashed.then((error) => {
