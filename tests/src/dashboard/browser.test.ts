@@ -12,3 +12,4 @@ import './dashboard-a11y.suite.js';
 import './dashboard-notifications.suite.js';
 import './dashboard-verified.suite.js';
 import './dashboard-drift.suite.js';
+import './dashboard-charts.suite.js';

@@ -6,6 +6,7 @@ import { ErrorBanner } from '../ui/error-banner.js';
 import { Loading } from '../ui/loading.js';
 import { toSeconds } from './chart-data.js';
 import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
+import { exposeVisibleRange, isoOfSeconds } from './visible-range.js';
 import { createTradeMarkerPrimitive } from './trade-marker-primitive.js';
 import { tradeMarkers } from './trade-markers.js';
 import { useCandles } from './use-candles.js';
@@ -16,10 +17,13 @@ const TIMEFRAME_SECONDS: Record<string, number> = { '1m': 60, '5m': 300, '15m': 
  * The candles one symbol of a backtest ran on, with each of its trades' entry and exit marked.
  * `trades` is null while the run's trades are still loading: the candles load meanwhile, and the
  * chart is drawn once both are in. The figure carries the number of markers the chart holds (`data-markers`) and of trades
- * marked (`data-trades`), as its caption says.
+ * marked (`data-trades`), as its caption says. Every candle is in view when the chart opens; the
+ * figure carries the first and last candle's times (`data-first`, `data-last`) and the range in
+ * view (`data-visible-from`, `data-visible-to`).
  */
 export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSummary; symbol: string; trades: Trade[] | null }) {
   const host = useRef<HTMLDivElement>(null);
+  const figure = useRef<HTMLElement>(null);
   const { candles, source, loading: candlesLoading, error, truncated } = useCandles(backtest, symbol);
   // the chart waits for both its candles and the trades it marks
   const waiting = candlesLoading || trades === null;
@@ -41,6 +45,7 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
   useEffect(() => {
     if (!host.current || waiting || data.length === 0) return;
     const chart = createChart(host.current, CHART_OPTIONS);
+    const unexpose = figure.current ? exposeVisibleRange(chart, figure.current) : () => {};
     const series = chart.addSeries(CandlestickSeries, {
       upColor: SERIES_COLORS.up,
       downColor: SERIES_COLORS.down,
@@ -54,13 +59,23 @@ export function CandleChart({ backtest, symbol, trades }: { backtest: BacktestSu
     setShownMarkers(markers.count());
     chart.timeScale().fitContent();
     return () => {
+      unexpose();
       chart.remove();
       setShownMarkers(0);
     };
   }, [data, marks, waiting]);
 
   return (
-    <figure className="chart-figure" data-testid="candle-chart" data-symbol={symbol} data-markers={shownMarkers} data-trades={marks.marked}>
+    <figure
+      className="chart-figure"
+      data-testid="candle-chart"
+      data-symbol={symbol}
+      data-markers={shownMarkers}
+      data-trades={marks.marked}
+      ref={figure}
+      data-first={data.length > 0 ? isoOfSeconds(data[0]!.time) : undefined}
+      data-last={data.length > 0 ? isoOfSeconds(data.at(-1)!.time) : undefined}
+    >
       <ErrorBanner error={error} title={`Could not load the candles of ${symbol}`} />
       {candlesLoading ? <Loading label={`Loading candles of ${symbol}… ${candles.length.toLocaleString('en')} so far`} /> : null}
       {!waiting && !error && data.length === 0 ? <p className="muted">No candles for {symbol} over this range.</p> : null}

@@ -2,6 +2,7 @@ import { AreaSeries, createChart, createSeriesMarkers, type IChartApi, LineSerie
 import { useEffect, useMemo, useRef } from 'react';
 import { drawdownSeries, equitySeries, gappedSeries, toSeconds } from './chart-data.js';
 import { CHART_OPTIONS, SERIES_COLORS } from './chart-theme.js';
+import { exposeVisibleRange, isoOfSeconds } from './visible-range.js';
 
 const asTime = (points: Array<{ time: number; value: number }>) => points.map((p) => ({ time: p.time as UTCTimestamp, value: p.value }));
 
@@ -12,6 +13,8 @@ const asTime = (points: Array<{ time: number; value: number }>) => points.map((p
  * With `overlay`, a second curve on the same axes (a deployment's live equity over its replay):
  * dashed, in its own colour, over a wider main line, so both show where they coincide; it breaks
  * where it has no value.
+ * The whole curve is in view when the chart opens; the figure carries its first and last point's
+ * times (`data-first`, `data-last`) and the range in view (`data-visible-from`, `data-visible-to`).
  */
 export function EquityChart({
   points,
@@ -29,6 +32,7 @@ export function EquityChart({
   overlay?: { points: Array<{ time: string; equity: number | null }>; label: string } | undefined;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const figure = useRef<HTMLElement>(null);
   const equity = useMemo(() => equitySeries(points), [points]);
   const drawdown = useMemo(() => drawdownSeries(equity), [equity]);
   const worst = drawdown.reduce((min, p) => Math.min(min, p.value), 0);
@@ -41,11 +45,14 @@ export function EquityChart({
   useEffect(() => {
     if (!host.current || equity.length === 0) return;
     const element = host.current;
+    const caption = figure.current;
     let chart: IChartApi | null = null;
+    let unexpose = () => {};
     // drawn just before the next frame, so the effects that start the page's other requests (the
     // trades, the candles: they run after this one) send them first and the server works meanwhile
     const frame = requestAnimationFrame(() => {
       chart = createChart(element, CHART_OPTIONS);
+      if (caption) unexpose = exposeVisibleRange(chart, caption);
       const line = chart.addSeries(LineSeries, { color: SERIES_COLORS.equity, lineWidth: overlayLine ? 4 : 2, title }, 0);
       const second = segmentFrom === null ? [] : equity.filter((p) => p.time >= segmentFrom);
       line.setData(asTime(segmentFrom === null ? equity : equity.filter((p) => p.time < segmentFrom)));
@@ -81,6 +88,7 @@ export function EquityChart({
     });
     return () => {
       cancelAnimationFrame(frame);
+      unexpose();
       chart?.remove();
     };
   }, [equity, drawdown, segmentFrom, segmentLabel, segmentMarker, title, overlayLine, overlayLabel]);
@@ -89,7 +97,13 @@ export function EquityChart({
   const last = equity.at(-1)!.value;
   const overlayValues = overlayLine?.flatMap((p) => (p.value === undefined ? [] : [p.value])) ?? [];
   return (
-    <figure className="chart-figure" data-testid="equity-chart">
+    <figure
+      className="chart-figure"
+      data-testid="equity-chart"
+      ref={figure}
+      data-first={isoOfSeconds(equity[0]!.time)}
+      data-last={isoOfSeconds(equity.at(-1)!.time)}
+    >
       {/* the chart's canvases hold a link (the library's attribution): a text alternative beside them, not role="img" around them */}
       <p className="visually-hidden">
         {title} from {equity[0]!.value.toFixed(2)} to {last.toFixed(2)}, deepest drawdown {worst.toFixed(1)}%
