@@ -231,7 +231,10 @@ export const envSchema = z.object({
     ),
   ),
   STRATBOX_SANDBOX_SIZE: int(1).meta(
-    doc('Sandbox processes running backtests; strategy checks on save have one more of their own, so a save never waits behind a backtest.', 'cores - 1'),
+    doc(
+      "Sandbox processes running backtests; strategy checks on save have one more of their own, so a save never waits behind a backtest. At least 2 by default, so that one user's runs leave a child free for another user's (docs/engine.md, 'What the default pool costs'); `1` gives that up.",
+      'cores - 1, at least 2',
+    ),
   ),
   STRATBOX_BACKTESTS_PER_USER: int(1).meta(
     doc("Backtests one user runs at once per process: users take turns, so one user's queue delays another's backtest by at most one run.", '`1`'),

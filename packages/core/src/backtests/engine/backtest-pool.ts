@@ -19,7 +19,12 @@ export type { TrialWindow } from './trial-window.js';
 
 /** Options of `createSandboxPool`. Every limit has a default suited to a shared server. */
 export interface SandboxPoolOptions {
-  /** Child processes for backtests, each running one at a time. Default: CPU count - 1, at least 1. */
+  /**
+   * Child processes for backtests, each running one at a time. Default: CPU count - 1, at least 2
+   * (`defaultSandboxSize`), so that with the default `maxRunningPerTenant` a second user always
+   * finds a child while one user's runs are in flight, on any machine. With 1, another user's run
+   * waits for the run going (up to `cpuTimeMs`).
+   */
   size?: number;
   /**
    * Child processes kept for strategy checks (`inspectStrategy`, the save-time check), so that a
@@ -29,7 +34,8 @@ export interface SandboxPoolOptions {
   /**
    * Backtests of one tenant (user) running at once. Tenants take turns for the free children, so
    * one tenant's many queued runs delay another's by at most one run. Default: half the
-   * children, at least 1.
+   * children, rounded up (1 of the default 2), which always leaves a child for another tenant
+   * when there are at least 2; a cap of `size` or more lets one tenant hold every child.
    */
   maxRunningPerTenant?: number;
   /** QuickJS build. Default `quickjs` (faster than `quickjs-ng` in bench/engine.bench.ts). */
@@ -166,6 +172,16 @@ export interface SandboxPool {
   close(): Promise<void>;
 }
 
+/**
+ * The default count of backtest children: one per core but one (for the host and the check lane),
+ * and at least 2. With the default per-tenant cap (half, rounded up) a tenant never holds every
+ * child, so another tenant's run starts at once instead of after the run going. On one core the
+ * two children time-share it: a run gets about half a core while another runs.
+ */
+export function defaultSandboxSize(cores: number = availableParallelism()): number {
+  return Math.max(2, cores - 1);
+}
+
 /** The backtest child entry (backtest-worker-entry.ts), as built and published. */
 const BACKTEST_WORKER = { name: 'worker-entry', source: 'backtests/engine/backtest-worker-entry.ts', option: 'sandbox: { workerPath }' };
 
@@ -179,7 +195,7 @@ const BACKTEST_WORKER = { name: 'worker-entry', source: 'backtests/engine/backte
  * native call such as `new Array(1e9).join()`) still ends in a clear error.
  */
 export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool {
-  const size = Math.max(1, options.size ?? Math.max(1, availableParallelism() - 1));
+  const size = Math.max(1, options.size ?? defaultSandboxSize());
   const build = options.build ?? DEFAULT_QUICKJS_BUILD;
   const cpuTimeMs = options.cpuTimeMs ?? 30_000;
   const wallTimeMs = options.wallTimeMs ?? cpuTimeMs + 15_000;
