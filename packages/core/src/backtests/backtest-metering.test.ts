@@ -129,16 +129,21 @@ export function onCandle(ctx, c) {
 
   it('loads exactly warmup - 1 candles before the start, so onCandle first runs on the start date', { timeout: 120_000 }, async () => {
     const { stratbox, userId } = await service();
+    const entries: string[] = [];
     for (const warmup of [3, 50]) {
       const s = await strategy(stratbox, userId, FIRST_CALL(warmup));
       const done = await settled(stratbox, userId, (await backtest(stratbox, userId, s.id)).id);
       expect(done.status).toBe('completed');
-      // every candle of the range is traded or marked, plus warmup - 1 before it
-      expect(done.totalBars).toBe(3 * 24 + warmup - 1);
+      // progress counts the candles of the range, all traded or marked; the warm-up candles before it are not counted
+      expect(done.totalBars).toBe(3 * 24);
+      expect(done.processedBars).toBe(3 * 24);
       const detail = await stratbox.backtests.get(userId, done.id);
       const trades = detail.trades ?? [];
       expect(trades[0]?.entryTime.slice(0, 10)).toBe('2025-01-01');
+      entries.push(trades[0]!.entryTime);
     }
+    // the first onCandle is on the start date's first candle, however long the warm-up
+    expect(entries[1]).toBe(entries[0]);
   });
 
   it('fails the run with WARMUP_DATA_MISSING when the candles before the start are not there', { timeout: 120_000 }, async () => {
