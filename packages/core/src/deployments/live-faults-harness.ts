@@ -49,6 +49,9 @@ export interface LiveHarness {
   streams: OrderStream[];
   store: Store;
   clock: ManualClock;
+  /** The Stratbox around the runner (the same Store, clock and flat candles; deployments are run by the test, not by it). */
+  stratbox: Stratbox;
+  userId: string;
   gateway: ExchangeGateway;
   deployment: DeploymentRecord;
   /** A new runner of the deployment as the Store holds it (a fresh process's, after a crash: its own gateway and session). */
@@ -66,6 +69,8 @@ export async function startLiveHarness(
     stream?: boolean;
     /** 429/418 kept for the account, as the pool does; reads wait out a wait of up to `readWaitMs` (default 30 s). */
     bans?: { store: ExchangeBans; readWaitMs?: number };
+    /** The drift replay's model (default: the paper exchange's). */
+    drift?: { slippage?: number; fees?: { maker: number; taker: number } };
   } = {},
 ): Promise<LiveHarness> {
   const fake = await startFakeBinance();
@@ -75,7 +80,15 @@ export async function startLiveHarness(
   const store = createMemoryStore();
   const clock = manualClock();
   const logger = createSilentLogger();
-  const stratbox: Stratbox = createStratbox({ store, clock, logger, workerConcurrency: 0, deployments: { run: false } });
+  const stratbox: Stratbox = createStratbox({
+    store,
+    clock,
+    logger,
+    workerConcurrency: 0,
+    deployments: { run: false },
+    marketData: flatMarketData(),
+    drift: { refresh: false, ...options.drift },
+  });
   const { userId } = await stratbox.users.createUser(`u${newId('user').slice(-6)}`);
   const strategy = await stratbox.strategies.create(userId, { name: 'fault', description: '', source, marketType: 'LINEAR' });
   const time = clock.now().toISOString();
@@ -128,6 +141,8 @@ export async function startLiveHarness(
     streams,
     store,
     clock,
+    stratbox,
+    userId,
     gateway,
     deployment,
     async runner(extra = {}) {

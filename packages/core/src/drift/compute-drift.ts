@@ -20,7 +20,7 @@ export function computeDrift(input: DriftInput): DriftReport {
   const intents = matchIntents(input.live.intents, input.replay.orders, input.stepMs);
   const pairs = matchTrades(input.live.fills, input.replay.orders, intents, input.stepMs);
   const parity = decisionParity(input, intents, pairs);
-  const costs = { slippage: slippageStats(pairs, input.model.slippage), fees: feeGap(input), funding: fundingGap(input) };
+  const costs = { slippage: slippageStats(pairs, input.model.slippage), fees: feeGap(pairs), funding: fundingGap(input) };
   const equity = compareEquity(input);
   return {
     deploymentId: input.deploymentId,

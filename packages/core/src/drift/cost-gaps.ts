@@ -1,6 +1,6 @@
 import type { DriftReport } from '@stratbox/contract';
 import type { DriftInput } from './drift-types.js';
-import { isEndClose } from './trade-matching.js';
+import type { TradePair } from './trade-matching.js';
 
 /*
  * Fee and funding gaps, live minus replay (docs/drift.md, "Costs"). Pure.
@@ -8,12 +8,19 @@ import { isEndClose } from './trade-matching.js';
 
 type Costs = DriftReport['costs'];
 
-/** Fees: every live fill's fee against every replay order's fee but the end-of-run close's; gap = live − replay. */
-export function feeGap(input: DriftInput): Costs['fees'] {
+/**
+ * Fees of the fills both made (matched pairs): the live fills' fees against their replay
+ * counterparts'; gap = live − replay. Like is compared with like: a missed or extra fill's fee
+ * is part of what that trade cost (the waterfall's missed and extra trades), not of a fee gap.
+ */
+export function feeGap(pairs: readonly TradePair[]): Costs['fees'] {
   let live = 0;
-  for (const f of input.live.fills) live += f.fee;
   let replay = 0;
-  for (const o of input.replay.orders) if (!isEndClose(o)) replay += o.fee;
+  for (const p of pairs) {
+    if (p.kind !== 'matched') continue;
+    live += p.live.fee;
+    replay += p.replay.fee;
+  }
   return { live, replay, gap: live - replay };
 }
 
