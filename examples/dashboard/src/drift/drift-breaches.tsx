@@ -8,7 +8,7 @@ const DESCRIBE: Record<Breach['metric'], (b: Breach) => string> = {
   correlation: (b) => `Returns correlation ${formatNumber(b.value)} is below ${formatNumber(b.limit)}`,
   dtw: (b) => `DTW distance ${formatNumber(b.value)} is above ${formatNumber(b.limit)}`,
   slippage: (b) => `p95 slippage is ${formatNumber(b.value)} bps, above the limit of ${formatNumber(b.limit)} bps`,
-  parity: (b) => `Decision parity is ${formatShare(b.value)}: a live intent the backtest did not make`,
+  parity: (b) => `Decision parity missed: ${formatShare(b.value)} of both runs' intents were made by both`,
 };
 
 /** The alert thresholds this report crossed, if any. */

@@ -16,12 +16,24 @@ export function formatBps(value: number | null | undefined): string {
   return `${value.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} bps`;
 }
 
-/** A signed amount of the quote currency, two decimals: `+1.25`, `−0.40` (a true minus sign), `0.00`. */
-export function formatSignedMoney(value: number | null | undefined): string {
+/**
+ * An amount of the quote currency with `digits` decimals (2 by default); `signed`: with its sign
+ * always (`+1.25`, `−0.40` with a true minus sign, `0.00`), as a change reads.
+ */
+export function formatAmount(value: number | null | undefined, { digits = 2, signed = false }: { digits?: number; signed?: boolean } = {}): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  const cents = Math.round(value * 100) / 100;
-  const text = Math.abs(cents).toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return cents > 0 ? `+${text}` : cents < 0 ? `\u2212${text}` : text;
+  const scale = 10 ** digits;
+  const rounded = Math.round(value * scale) / scale;
+  const text = Math.abs(rounded).toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  if (rounded === 0) return text;
+  return rounded > 0 ? (signed ? `+${text}` : text) : signed ? `\u2212${text}` : `-${text}`;
+}
+
+/** Decimals that show amounts up to `largest` (in size): 2 from 1 up, more below (a paper run's P&L in fractions of a cent), 8 at most. */
+export function amountDigits(largest: number): number {
+  const size = Math.abs(largest);
+  if (!(size > 0) || size >= 1) return 2;
+  return Math.min(8, Math.max(2, Math.ceil(-Math.log10(size)) + 2));
 }
 
 /** A time offset in ms as people read it: `0 ms`, `850 ms`, `2.5 s`, `3 min`. */

@@ -1,6 +1,5 @@
 import type { DriftReport } from '@stratbox/client';
-import { formatMoney } from '../ui/format.js';
-import { formatSignedMoney } from './drift-format.js';
+import { amountDigits, formatAmount } from './drift-format.js';
 import { barBox, waterfallSteps } from './waterfall-steps.js';
 
 /**
@@ -11,6 +10,8 @@ import { barBox, waterfallSteps } from './waterfall-steps.js';
 export function DriftWaterfall({ waterfall }: { waterfall: DriftReport['waterfall'] }) {
   const { steps, min, max } = waterfallSteps(waterfall);
   const zero = barBox({ from: 0, to: 0 }, min, max).left;
+  // a paper run's P&L may be fractions of a cent: its amounts get the decimals that show them
+  const digits = amountDigits(Math.max(...steps.flatMap((s) => [Math.abs(s.value), Math.abs(s.to)])));
   return (
     <section aria-labelledby="drift-waterfall-title" className="drift-section">
       <h3 id="drift-waterfall-title">P&amp;L waterfall</h3>
@@ -39,13 +40,13 @@ export function DriftWaterfall({ waterfall }: { waterfall: DriftReport['waterfal
                 <tr key={step.key} className={`waterfall-${step.kind}`}>
                   <th scope="row">{step.label}</th>
                   <td className={`numeric ${step.kind === 'gain' ? 'gain' : step.kind === 'loss' ? 'loss' : ''}`.trim()}>
-                    {step.kind === 'total' ? formatMoney(step.value) : formatSignedMoney(step.value)}
+                    {formatAmount(step.value, { digits, signed: step.kind !== 'total' })}
                   </td>
                   <td className="waterfall-track" aria-hidden="true">
                     <span className="waterfall-zero" style={{ left: `${zero}%` }} />
                     <span className={`waterfall-bar waterfall-bar-${step.kind}`} style={{ left: `${box.left}%`, width: `max(${box.width}%, 2px)` }} />
                   </td>
-                  <td className="numeric">{formatMoney(step.to)}</td>
+                  <td className="numeric">{formatAmount(step.to, { digits })}</td>
                 </tr>
               );
             })}
