@@ -1,6 +1,6 @@
 import type { DriftReport } from '@stratbox/client';
 import { useState } from 'react';
-import { formatMoney, formatPrice, formatTime } from '../ui/format.js';
+import { formatPrice, formatTime } from '../ui/format.js';
 import { DriftCards } from './drift-cards.js';
 import { formatBps, formatOffset } from './drift-format.js';
 
@@ -94,7 +94,7 @@ export function DriftTrades({ trades }: { trades: Trades }) {
                     <td className="numeric">{formatOffset(trade.offsetMs)}</td>
                     <td className="numeric">{formatBps(trade.slippageBps)}</td>
                     <td className="numeric">
-                      {trade.live ? formatMoney(trade.live.fee) : '–'} / {trade.replay ? formatMoney(trade.replay.fee) : '–'}
+                      {trade.live ? formatPrice(trade.live.fee) : '–'} / {trade.replay ? formatPrice(trade.replay.fee) : '–'}
                     </td>
                   </tr>
                 ))}
