@@ -16,7 +16,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool, type TrialsOptions } from '../packages/core/src/backtests/engine/backtest-pool.js';
-import { periodGrid } from '../packages/core/src/research/period-returns.js';
+import { periodGrid } from '../packages/core/src/backtests/engine/period-returns.js';
 import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const TRIALS = Number(process.env.TRIALS ?? 1000);

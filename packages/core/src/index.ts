@@ -97,7 +97,7 @@ export {
   type TrialMetrics as TrialMetricValues,
 } from './research/trial-score.js';
 export type { SliceOptions } from './research/time-slices.js';
-export { MAX_GRID_PERIODS, periodCount, periodGrid, periodReturns, type PeriodGrid } from './research/period-returns.js';
+export { MAX_GRID_PERIODS, periodCount, periodGrid, periodReturns, type PeriodGrid } from './backtests/engine/period-returns.js';
 export {
   MAX_SENSITIVITY_PAIR_CELLS,
   MAX_SENSITIVITY_PAIR_PARAMS,

@@ -15,10 +15,10 @@ import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/mark
 import type { Store, StoreRepositories } from '../ports/store.js';
 import type { OptimizationBestRecord, OptimizationPatch, OptimizationRecord, OptimizationTrialRecord } from '../ports/store-optimizations.js';
 import type { TrialRunOutcome, TrialsRunInput } from '../ports/strategy-runner.js';
-import type { TimeWindow } from '../research/walk-forward.js';
+import type { TimeWindow } from '../backtests/engine/time-window.js';
 import { bestTrial, isFeasible, objectiveOf, type TrialMetrics } from '../research/trial-score.js';
 import type { OptimizationObjective } from '@stratbox/contract';
-import { periodGrid } from '../research/period-returns.js';
+import { periodGrid } from '../backtests/engine/period-returns.js';
 import type { ParamSpec } from '../sandbox/strategy-meta.js';
 import { OPTIMIZATION_JOB } from './optimization-service.js';
 import { type OptimizationPlan, planOptimization, trialParams } from './optimization-plan.js';

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRandom } from '../engine/guest/determinism.js';
+import type { TimeWindow } from '../backtests/engine/time-window.js';
 import { validationError } from './test-fixtures.js';
-import {
-  MIN_WINDOW_CANDLES,
-  stitchEquity,
-  type TimeWindow,
-  type ValidationFold,
-  type ValidationScheme,
-  validationWindows,
-  walkForwardEfficiency,
-} from './walk-forward.js';
+import { MIN_WINDOW_CANDLES, stitchEquity, type ValidationFold, type ValidationScheme, validationWindows, walkForwardEfficiency } from './walk-forward.js';
 
 const SECOND = 1000;
 const DAY = 86_400_000;

@@ -1,4 +1,5 @@
 import { YEAR_MS } from '../backtests/engine/metrics.js';
+import type { TimeWindow } from '../backtests/engine/time-window.js';
 import type { StratboxError } from '../errors/index.js';
 import { validationFailed } from '../util/validate.js';
 
@@ -41,12 +42,6 @@ import { validationFailed } from '../util/validate.js';
 
 /** The fewest candles any in-sample or out-of-sample window may hold. */
 export const MIN_WINDOW_CANDLES = 2;
-
-/** A half-open span of time `[start, end)`, epoch ms. */
-export interface TimeWindow {
-  start: number;
-  end: number;
-}
 
 export type ValidationScheme =
   | { kind: 'none' }

@@ -105,7 +105,7 @@ export interface TrialsOptions extends Omit<RunOptions, 'onProgress'> {
   /**
    * Each completed trial also answers `returns`: its return per period of `start + k × periodMs`
    * over the window (or, without one, from the first traded candle to the last candle's close),
-   * as `periodReturns` (research/period-returns.ts) computes them; `periodGrid` gives the period
+   * as `periodReturns` (period-returns.ts) computes them; `periodGrid` gives the period
    * length an optimization should use. At most `MAX_TRIAL_PERIODS` periods.
    */
   periods?: { periodMs: number };

@@ -1,5 +1,4 @@
 import { TRADE_FIELDS } from '../../engine/model/codes.js';
-import { periodReturns } from '../../research/period-returns.js';
 import { wasmHeapCap } from '../../sandbox/quickjs-session.js';
 import { newQuickJSInstance } from '../../sandbox/quickjs-variants.js';
 import { type GuestLogLine, SandboxError, type SandboxErrorCode } from '../../sandbox/sandbox-error.js';
@@ -7,6 +6,7 @@ import type { ParamValue } from '../../sandbox/strategy-meta.js';
 import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import type { WireCandles, WireJob } from './backtest-job.js';
 import type { BacktestMetrics } from './metrics.js';
+import { periodReturns } from './period-returns.js';
 import { type EngineLimits, type RunHooks, runBacktestInGuest } from './run-in-guest.js';
 import type { TrialCandleCache } from './trial-candle-cache.js';
 import { type TrialWindow, trialGrid, windowJob } from './trial-window.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { periodReturns } from '../../research/period-returns.js';
+import { periodReturns } from './period-returns.js';
 import type { CandleInput } from './backtest-job.js';
 import { createSandboxPool, type TrialOutcome, type TrialWindow } from './backtest-pool.js';
 

@@ -1,9 +1,9 @@
 import { TIMEFRAME_MS, type TimeframeName } from '../../ports/market-data.js';
-import type { PeriodGrid } from '../../research/period-returns.js';
-import type { TimeWindow } from '../../research/walk-forward.js';
 import { SandboxError } from '../../sandbox/sandbox-error.js';
 import type { StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireCandles, WireJob } from './backtest-job.js';
+import type { PeriodGrid } from './period-returns.js';
+import type { TimeWindow } from './time-window.js';
 
 /**
  * A window of a job's candles for `runTrials` (epoch ms, `end` excluded): the candles opening

@@ -1,6 +1,6 @@
 import type { RecordMetrics } from '@stratbox/contract';
 import { deflatedSharpeOfReturns, probabilisticSharpeRatio, returnMoments } from '../../research/deflated-sharpe.js';
-import { periodGrid, periodReturns } from '../../research/period-returns.js';
+import { periodGrid, periodReturns } from '../../backtests/engine/period-returns.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,4 +1,4 @@
-import type { TimeWindow } from './walk-forward.js';
+import type { TimeWindow } from './time-window.js';
 
 /*
  * Period returns of an equity curve on a fixed time grid: what an optimization keeps of each
