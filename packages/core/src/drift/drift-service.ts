@@ -8,7 +8,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import { TIMEFRAME_MS, type MarketData, type TimeframeName } from '../ports/market-data.js';
 import type { DeploymentRecord, Store } from '../ports/store.js';
-import type { StrategyRunner } from '../ports/strategy-runner.js';
+import type { StrategyDeclaration, StrategyRunner } from '../ports/strategy-runner.js';
 import { computeDrift } from './compute-drift.js';
 import { deploymentSeed } from './deployment-seed.js';
 import { recordDriftAlert } from './drift-alert-event.js';
@@ -39,6 +39,9 @@ export interface DriftQueryInput {
 
 export type DriftService = ReturnType<typeof createDriftService>;
 
+/** How many strategy sources' declarations a drift service keeps. */
+const DECLARATIONS_KEPT = 64;
+
 const sameThresholds = (a: DriftThresholds, b: DriftThresholds) =>
   a.minCorrelation === b.minCorrelation && a.maxDtw === b.maxDtw && a.maxSlippageRatio === b.maxSlippageRatio && a.parityMiss === b.parityMiss;
 
@@ -62,6 +65,21 @@ export function createDriftService(deps: DriftServiceDeps) {
   const { store, clock, logger, settings } = deps;
   /** Reports being computed, by deployment and window key: a second request waits for the first. */
   const inFlight = new Map<string, Promise<DriftReport>>();
+  /**
+   * What each recently replayed source declares (timeframe, warm-up), by source text: inspecting
+   * is a round trip to a sandbox child, and a source always declares the same (it is evaluated
+   * without anything that varies), so a report asked again or refreshed skips it. Oldest out first.
+   */
+  const declarations = new Map<string, StrategyDeclaration>();
+
+  async function declarationOf(source: string, userId: string): Promise<StrategyDeclaration> {
+    const known = declarations.get(source);
+    if (known) return known;
+    const declaration = await deps.strategyRunner.inspect(source, { tenant: userId });
+    if (declarations.size >= DECLARATIONS_KEPT) declarations.delete(declarations.keys().next().value!);
+    declarations.set(source, declaration);
+    return declaration;
+  }
 
   async function ownDeployment(userId: string, deploymentId: string): Promise<DeploymentRecord> {
     const deployment = await store.deployments.findById(userId, deploymentId);
@@ -104,7 +122,7 @@ export function createDriftService(deps: DriftServiceDeps) {
       throw new StratboxError('CONFLICT', `Strategy version ${deployment.strategyVersion} of deployment ${deployment.id} can no longer be run`);
     });
     const ownsSource = version.userId === userId;
-    const declaration = await deps.strategyRunner.inspect(version.source, { tenant: userId });
+    const declaration = await declarationOf(version.source, userId);
     const timeframe = (declaration.timeframe ?? '1h') as TimeframeName;
     const stepMs = TIMEFRAME_MS[timeframe];
     const window = resolveDriftWindow(query, span, stepMs);
@@ -181,10 +199,15 @@ export function createDriftService(deps: DriftServiceDeps) {
       thresholds,
     };
     const result = computeDrift(input);
-    const alerted = await store.transaction(async (tx) => {
-      await tx.driftReports.save({ deploymentId: deployment.id, windowKey: key, recordedUpTo: span.last, report: result, updatedAt: computedAt });
-      return recordDriftAlert(tx, deployment, result, computedAt);
-    });
+    const stored = { deploymentId: deployment.id, windowKey: key, recordedUpTo: span.last, report: result, updatedAt: computedAt };
+    // One write when the report raises nothing; with an alert, the report and its event together.
+    const alerted =
+      result.alerts.breached.length === 0
+        ? await store.driftReports.save(stored).then(() => null)
+        : await store.transaction(async (tx) => {
+            await tx.driftReports.save(stored);
+            return recordDriftAlert(tx, deployment, result, computedAt);
+          });
     if (alerted) logger.info('Drift alert raised', { deploymentId: deployment.id, metrics: result.alerts.breached.map((b) => b.metric) });
     return result;
   }

@@ -3,7 +3,7 @@ import { downsampleEquity } from '../backtests/equity-downsample.js';
 import type { DriftInput } from './drift-types.js';
 import { maxDrawdown, pearson, sampleStdev } from './drift-stats.js';
 import { dtwDistance } from './dtw-distance.js';
-import { dailyCloses, dedupeByTime, liveEquityCurve, normalize, pointAt, type EquityPoint } from './equity-series.js';
+import { dedupeByTime, liveEquityCurve, normalizedDailyCloses, pointAt, type EquityPoint } from './equity-series.js';
 
 /*
  * The live and replay equity curves compared (docs/drift.md, "Equity"). Pure.
@@ -26,8 +26,8 @@ const sortedDays = (closes: Map<number, number>) => [...closes.keys()].sort((a, 
 export function compareEquity(input: DriftInput): DriftReport['equity'] {
   const live = liveEquityCurve(input.live.candles);
   const replay = dedupeByTime(input.replay.equityCurve);
-  const liveDaily = dailyCloses(normalize(live));
-  const replayDaily = dailyCloses(normalize(replay));
+  const liveDaily = normalizedDailyCloses(live);
+  const replayDaily = normalizedDailyCloses(replay);
 
   // Correlation and tracking error: daily returns over the days both curves have.
   const common = sortedDays(liveDaily).filter((d) => replayDaily.has(d));

@@ -15,14 +15,39 @@ const DAY_MS = 86_400_000;
  * The live equity curve: the equity each recorded candle showed the strategy, in time order,
  * one point per candle time (with several symbols, the last one recorded at that time).
  */
-export function liveEquityCurve(candles: readonly RecordedCandle[]): EquityPoint[] {
-  const sorted = [...candles].sort((a, b) => a.time - b.time || a.recordedAt.localeCompare(b.recordedAt));
-  return dedupeByTime(sorted.map((c) => ({ time: c.time, equity: c.equity })));
+export function liveEquityCurve(candles: readonly RecordedCandle[]): readonly EquityPoint[] {
+  let curve = liveCurves.get(candles);
+  if (!curve) {
+    curve = buildLiveCurve(candles);
+    liveCurves.set(candles, curve);
+  }
+  return curve;
+}
+
+/** The live curve of each candle list already asked for (the comparison and the waterfall both need it). */
+const liveCurves = new WeakMap<readonly RecordedCandle[], readonly EquityPoint[]>();
+
+function buildLiveCurve(candles: readonly RecordedCandle[]): EquityPoint[] {
+  // Recordings are listed in time order, with one symbol mostly: then no sort is needed.
+  let ordered = true;
+  for (let i = 1; i < candles.length && ordered; i++) {
+    const a = candles[i - 1]!;
+    const b = candles[i]!;
+    ordered = a.time < b.time || (a.time === b.time && a.recordedAt <= b.recordedAt);
+  }
+  const sorted = ordered ? candles : [...candles].sort((a, b) => a.time - b.time || a.recordedAt.localeCompare(b.recordedAt));
+  return lastPerTime(sorted.map((c) => ({ time: c.time, equity: c.equity })));
 }
 
 /** One point per time (the last of each run of equal times), in time order. */
 export function dedupeByTime(points: readonly EquityPoint[]): EquityPoint[] {
-  const sorted = [...points].sort((a, b) => a.time - b.time);
+  let ordered = true;
+  for (let i = 1; i < points.length && ordered; i++) ordered = points[i - 1]!.time <= points[i]!.time;
+  return lastPerTime(ordered ? points : [...points].sort((a, b) => a.time - b.time));
+}
+
+/** Keeps the last point of each run of equal times of time-ordered points. */
+function lastPerTime(sorted: readonly EquityPoint[]): EquityPoint[] {
   const out: EquityPoint[] = [];
   for (const p of sorted) {
     if (out.length && out[out.length - 1]!.time === p.time) out[out.length - 1] = p;
@@ -42,6 +67,15 @@ export function normalize(points: readonly EquityPoint[]): EquityPoint[] {
 export function dailyCloses(points: readonly EquityPoint[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const p of points) out.set(Math.floor(p.time / DAY_MS), p.equity);
+  return out;
+}
+
+/** `dailyCloses(normalize(points))` without the normalized copy. */
+export function normalizedDailyCloses(points: readonly EquityPoint[]): Map<number, number> {
+  const out = new Map<number, number>();
+  const base = points[0]?.equity;
+  if (!base || !(base > 0)) return out;
+  for (const p of points) out.set(Math.floor(p.time / DAY_MS), p.equity / base);
   return out;
 }
 

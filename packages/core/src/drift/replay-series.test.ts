@@ -68,4 +68,40 @@ describe('loadReplaySeries', () => {
     // T0 + 1 min closed at T0 + 2 min; T0 + 2 min is still open
     expect(open.downtimeCandles.map((c) => (c.time - T0) / MIN)).toEqual([1]);
   });
+
+  it('asks the market data for the window only where the recording has gaps: none for a complete one, the lead for one that starts late', async () => {
+    const asked: Array<{ startDate: string; endDate: string }> = [];
+    const flat = flatMarketData();
+    const counting: MarketData = {
+      getCandles: (request) => {
+        asked.push({ startDate: request.startDate, endDate: request.endDate });
+        return flat.getCandles(request);
+      },
+    };
+    const complete = await loadReplaySeries(counting, {
+      symbols: ['BTC/USDT:USDT'],
+      timeframe: '1m',
+      window: { from: T0, to: T0 + 3 * MIN },
+      recorded: [0, 1, 2].map((k) => recorded('BTC/USDT:USDT', T0 + k * MIN, k + 1)),
+      warmup: 0,
+      nowMs: T0 + 10 * MIN,
+    });
+    expect(asked).toEqual([]);
+    expect(Array.from(complete.series[0]!.close)).toEqual([1, 2, 3]);
+    expect(complete.downtimeCandles).toEqual([]);
+
+    const late = await loadReplaySeries(counting, {
+      symbols: ['BTC/USDT:USDT'],
+      timeframe: '1m',
+      window: { from: T0, to: T0 + 4 * MIN },
+      // given out of order, one time twice: the last given for a time is kept
+      recorded: [recorded('BTC/USDT:USDT', T0 + 3 * MIN, 4), recorded('BTC/USDT:USDT', T0 + 2 * MIN, 9), recorded('BTC/USDT:USDT', T0 + 2 * MIN, 3)],
+      warmup: 0,
+      nowMs: T0 + 10 * MIN,
+    });
+    expect(asked).toHaveLength(1);
+    expect(late.downtimeCandles.map((c) => (c.time - T0) / MIN)).toEqual([0, 1]);
+    expect(Array.from(late.series[0]!.time).map((t) => (t - T0) / MIN)).toEqual([0, 1, 2, 3]);
+    expect(Array.from(late.series[0]!.close.subarray(2))).toEqual([3, 4]);
+  });
 });

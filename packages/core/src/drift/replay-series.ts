@@ -41,35 +41,74 @@ interface Bar {
  * the market data, as the live runner warms a session up (deployment-runner.ts `warmUp`), which
  * only feed indicators. The market data failing leaves the replay with the recorded candles alone
  * (no warm-up, no downtime filled), as the live runner starts without warm-up candles then.
+ *
+ * Cost: the market data is asked for the warm-up candles and, inside the window, only for the
+ * span between the first and the last gap of the recording (none for a recording without gaps),
+ * so a complete 30-day `1m` recording does not load 30 days of market candles again.
  */
 export async function loadReplaySeries(marketData: MarketData, request: ReplaySeriesRequest): Promise<ReplaySeries> {
   const { timeframe, window } = request;
   const step = TIMEFRAME_MS[timeframe];
   const warmCount = request.warmup > 0 ? Math.floor(request.warmup) + 5 : 0;
-  const marketFrom = window.from - warmCount * step;
-  const marketTo = window.to;
   const downtimeCandles: ReplaySeries['downtimeCandles'] = [];
 
   const series = await Promise.all(
     request.symbols.map(async (symbol) => {
-      const recorded = new Map<number, Bar>();
-      for (const c of request.recorded) if (c.symbol === symbol && c.time >= window.from && c.time < window.to) recorded.set(c.time, c);
-      const bars: Bar[] = [];
-      const market = await loadMarket(marketData, symbol, timeframe, marketFrom, marketTo);
-      const warm = market.filter((b) => b.time < window.from).slice(-warmCount);
-      bars.push(...warm);
-      const inWindow = new Map<number, Bar>(recorded);
-      for (const b of market) {
-        if (b.time < window.from || b.time >= window.to || b.time + step > request.nowMs || inWindow.has(b.time)) continue;
-        inWindow.set(b.time, b);
+      const recorded = recordedBars(request.recorded, symbol, window);
+      const gaps = gapSpan(recorded, window, step);
+      const [market, inGaps] = await Promise.all([
+        warmCount > 0 ? loadMarket(marketData, symbol, timeframe, window.from - warmCount * step, window.from) : [],
+        gaps ? loadMarket(marketData, symbol, timeframe, gaps.from, gaps.to) : [],
+      ]);
+      const warm = market.slice(-warmCount);
+      if (inGaps.length === 0) return toSeries(symbol, timeframe, warm, recorded);
+      const times = new Set(recorded.map((b) => b.time));
+      const missed: Bar[] = [];
+      for (const b of inGaps) {
+        if (b.time < window.from || b.time >= window.to || b.time + step > request.nowMs || times.has(b.time)) continue;
+        missed.push(b);
         downtimeCandles.push({ symbol, time: b.time });
       }
-      bars.push(...[...inWindow.values()].sort((a, b) => a.time - b.time));
-      return toSeries(symbol, timeframe, bars);
+      return toSeries(symbol, timeframe, warm, missed.length === 0 ? recorded : [...recorded, ...missed].sort((a, b) => a.time - b.time));
     }),
   );
   downtimeCandles.sort((a, b) => a.time - b.time || a.symbol.localeCompare(b.symbol));
   return { series, startTime: window.from, downtimeCandles };
+}
+
+/** The symbol's recorded candles inside the window, in time order, one per time (the last given for a time). */
+function recordedBars(recorded: readonly RecordedCandle[], symbol: string, window: { from: number; to: number }): Bar[] {
+  const bars: Bar[] = [];
+  let ordered = true;
+  for (const c of recorded) {
+    if (c.symbol !== symbol || c.time < window.from || c.time >= window.to) continue;
+    if (bars.length > 0 && c.time <= bars[bars.length - 1]!.time) ordered = false;
+    bars.push(c);
+  }
+  if (ordered) return bars;
+  const byTime = new Map<number, Bar>();
+  for (const b of bars) byTime.set(b.time, b);
+  return [...byTime.values()].sort((a, b) => a.time - b.time);
+}
+
+/**
+ * The span of the window the recording leaves uncovered, from its first gap to the end of its
+ * last (before the first recorded candle, between two recorded candles more than a step apart,
+ * after the last one's close), or null when every candle time of the window is recorded.
+ */
+function gapSpan(recorded: readonly Bar[], window: { from: number; to: number }, step: number): { from: number; to: number } | null {
+  if (recorded.length === 0) return { from: window.from, to: window.to };
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
+  const gap = (a: number, b: number) => {
+    from = Math.min(from, a);
+    to = Math.max(to, b);
+  };
+  if (recorded[0]!.time > window.from) gap(window.from, recorded[0]!.time);
+  for (let i = 1; i < recorded.length; i++) if (recorded[i]!.time - recorded[i - 1]!.time > step) gap(recorded[i - 1]!.time + 1, recorded[i]!.time);
+  const last = recorded[recorded.length - 1]!.time;
+  if (last + step < window.to) gap(last + 1, window.to);
+  return from < to ? { from, to } : null;
 }
 
 async function loadMarket(marketData: MarketData, symbol: string, timeframe: TimeframeName, from: number, to: number): Promise<Bar[]> {
@@ -88,15 +127,20 @@ async function loadMarket(marketData: MarketData, symbol: string, timeframe: Tim
   }
 }
 
-function toSeries(symbol: string, timeframe: TimeframeName, bars: readonly Bar[]): CandleSeries {
-  const s = allocateSeries(symbol, timeframe, bars.length);
-  bars.forEach((b, n) => {
-    s.time[n] = b.time;
-    s.open[n] = b.open;
-    s.high[n] = b.high;
-    s.low[n] = b.low;
-    s.close[n] = b.close;
-    s.volume[n] = b.volume;
-  });
-  return sliceSeries(s, 0, bars.length);
+/** One series of the warm-up bars then the window's bars. */
+function toSeries(symbol: string, timeframe: TimeframeName, warm: readonly Bar[], window: readonly Bar[]): CandleSeries {
+  const s = allocateSeries(symbol, timeframe, warm.length + window.length);
+  let n = 0;
+  for (const part of [warm, window]) {
+    for (const b of part) {
+      s.time[n] = b.time;
+      s.open[n] = b.open;
+      s.high[n] = b.high;
+      s.low[n] = b.low;
+      s.close[n] = b.close;
+      s.volume[n] = b.volume;
+      n++;
+    }
+  }
+  return sliceSeries(s, 0, n);
 }
