@@ -79,7 +79,8 @@ export function createDriftRecorder(deploymentId: string, now: () => string): Dr
           kind: 'place',
           symbol: o.symbol,
           side: o.side,
-          type: o.type,
+          // The runtime's own close for a crossed level is recorded as its exit kind, as the replay's journal has it.
+          type: o.exit ?? o.type,
           quantity: o.quantity,
           size: o.size,
           price: o.price,

@@ -1,4 +1,5 @@
 import type { DriftReport, DriftThresholds } from '@stratbox/contract';
+import type { LiveExitKind } from '../engine/model/codes.js';
 
 /*
  * The shared vocabulary of the drift report (docs/drift.md), in three parts:
@@ -38,7 +39,11 @@ export interface RecordedIntent {
   kind: 'place' | 'cancel';
   symbol: string;
   side: 'buy' | 'sell' | null;
-  type: 'market' | 'limit' | 'stop' | null;
+  /**
+   * As placed; a close the runtime made for a crossed stop-loss, take-profit or trailing stop
+   * carries its exit kind (`stopLoss`, `takeProfit`, `trailingStop`), as the replay's journal does.
+   */
+  type: 'market' | 'limit' | 'stop' | LiveExitKind | null;
   quantity: number | null;
   /** Fraction of equity (`size` orders). */
   size: number | null;

@@ -10,7 +10,7 @@ import { relativelyEqual } from './drift-stats.js';
 const PLACED_TYPES = new Set(['market', 'limit', 'stop']);
 
 export interface IntentMatching {
-  /** Live `place` intents, in decision order. */
+  /** Live `place` intents the strategy made (not the runtime's exits), in decision order. */
   liveIntents: RecordedIntent[];
   /** Replay orders the strategy placed (not the engine's exits), in decision order. */
   replayIntents: ReplayOrder[];
@@ -20,13 +20,19 @@ export interface IntentMatching {
   matchedReplayIds: Set<string>;
 }
 
-/** True when the replay order is the same placement as the live intent, candle time aside. */
+/**
+ * True when the replay order is the same placement as the live intent, candle time aside. A
+ * `ctx.close` (closeAll) is the same decision whatever quantity it comes to: the live runtime
+ * names the position's quantity, the backtest closes what is held when it fills.
+ */
 function samePlacement(intent: RecordedIntent, order: ReplayOrder): boolean {
+  const closes = intent.closeAll && order.closeAll;
   return (
     intent.symbol === order.symbol &&
     intent.side === order.side &&
     intent.type === order.type &&
-    relativelyEqual(intent.quantity, order.quantity) &&
+    intent.closeAll === order.closeAll &&
+    (closes || relativelyEqual(intent.quantity, order.quantity)) &&
     relativelyEqual(intent.size, order.size) &&
     relativelyEqual(intent.price, order.price)
   );
@@ -42,8 +48,9 @@ const byDecision = <T extends { candleTime: number }>(a: T, b: T) => a.candleTim
  * candle and a live run after the previous candle's close.
  */
 export function matchIntents(intents: readonly RecordedIntent[], orders: readonly ReplayOrder[], stepMs: number): IntentMatching {
+  // The strategy's own placements: the runtime's closes for crossed levels (stop-loss, take-profit, trailing stop) are the model's, on both sides.
   const liveIntents = intents
-    .filter((i) => i.kind === 'place')
+    .filter((i) => i.kind === 'place' && i.type !== null && PLACED_TYPES.has(i.type))
     .map((intent, index) => ({ intent, index }))
     .sort((a, b) => byDecision(a.intent, b.intent) || a.intent.recordedAt.localeCompare(b.intent.recordedAt) || a.index - b.index)
     .map((e) => e.intent);
