@@ -223,5 +223,11 @@ describe('the order journal of a backtest', () => {
     expect(plain.trades).toEqual(on.trades);
     expect(plain.metrics).toEqual(on.metrics);
     expect(plain.equityCurve).toEqual(on.equityCurve);
+    // With the journal, the equity at every candle close too, never downsampled (the drift report reads it at given candles).
+    expect('equitySeries' in plain).toBe(false);
+    const series = on.equitySeries!;
+    expect(series.times.length).toBe(series.equity.length);
+    expect(Array.from(series.times)).toEqual(on.equityCurve.map((p) => Date.parse(p.time)));
+    expect(Array.from(series.equity)).toEqual(on.equityCurve.map((p) => p.equity));
   });
 });

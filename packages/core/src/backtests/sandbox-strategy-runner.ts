@@ -58,7 +58,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
         metrics: result.metrics as unknown as Record<string, unknown>,
         computeMs: result.stats.cpuMs,
         logs: result.logs.map((l) => ({ time: Date.parse(l.time), level: l.level, message: l.message })),
-        ...(result.journal === undefined ? {} : { journal: result.journal, journalTruncated: result.journalTruncated === true }),
+        ...(result.journal === undefined ? {} : { journal: result.journal, journalTruncated: result.journalTruncated === true, equitySeries: result.series }),
       };
     },
     async runTrials(input, trials, { signal, tenant }) {
@@ -86,7 +86,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
       );
       return outcomes.map((o): TrialRunOutcome => {
         if (!o.ok) return { ok: false, error: o.error, cpuMs: o.cpuMs };
-        return { ok: true, metrics: o.metrics as unknown as Record<string, unknown>, returns: o.returns ?? new Float64Array(0), cpuMs: o.cpuMs };
+        return { ok: true, metrics: o.metrics, returns: o.returns ?? new Float64Array(0), cpuMs: o.cpuMs };
       });
     },
     close: () => pool.close(),

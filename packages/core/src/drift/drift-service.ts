@@ -171,7 +171,11 @@ export function createDriftService(deps: DriftServiceDeps) {
 
     const orders = await listAllOrders(store, userId, deployment.id);
     const fills = liveFillsOf(orders).filter((f) => f.time >= window.from && f.time < window.to + stepMs);
-    const equityCurve = output.equityCurve.map((p) => ({ time: Date.parse(p.time), equity: p.equity }));
+    // Full resolution (the downsampled curve may skip the candles downtime is measured on).
+    const full = output.equitySeries;
+    const equityCurve = full
+      ? Array.from(full.times, (time, i) => ({ time, equity: full.equity[i]! }))
+      : output.equityCurve.map((p) => ({ time: Date.parse(p.time), equity: p.equity }));
     const metric = (name: string) => {
       const value = output.metrics[name];
       return typeof value === 'number' && Number.isFinite(value) ? value : 0;

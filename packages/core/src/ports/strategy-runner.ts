@@ -1,3 +1,4 @@
+import type { BacktestDetail } from '@stratbox/contract';
 import type { CandleSeries } from './market-data.js';
 import type { ReplayOrder } from '../drift/drift-types.js';
 import type { BacktestResultRecord } from './store.js';
@@ -73,6 +74,11 @@ export interface BacktestRunOutput extends Omit<BacktestResultRecord, 'backtestI
   journal?: ReplayOrder[];
   /** With `journal`: true when the run placed more orders than the journal keeps (200,000); the first ones are listed. */
   journalTruncated?: boolean;
+  /**
+   * With `journal`: the equity at every candle close (one point per distinct candle time), not
+   * downsampled as `equityCurve` is, for a comparison that needs the equity at given candles.
+   */
+  equitySeries?: { times: Float64Array; equity: Float64Array };
 }
 
 /** What every trial of a sweep shares: a backtest's input without its params and seed, plus the window. */
@@ -93,9 +99,12 @@ export interface TrialRunRequest {
   seed: number;
 }
 
+/** A run's metrics, as the contract's `Metrics` types them: the whole run's and per symbol. */
+export type RunMetrics = NonNullable<BacktestDetail['metrics']>;
+
 /** What one trial answered. */
 export type TrialRunOutcome =
-  | { ok: true; metrics: Record<string, unknown>; returns: Float64Array; cpuMs: number }
+  | { ok: true; metrics: RunMetrics; returns: Float64Array; cpuMs: number }
   | { ok: false; error: { code: string; message: string }; cpuMs: number };
 
 /** Who a run or check is for, so that users take turns for the sandbox. */
