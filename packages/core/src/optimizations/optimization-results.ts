@@ -1,6 +1,6 @@
 import { OPTIMIZATION_MAX_TRIALS, type OptimizationResults } from '@stratbox/contract';
-import type { OptimizationBestRecord, OptimizationSpec, OptimizationTrialRecord } from '../ports/store-optimizations.js';
-import type { TrialRunOutcome } from '../ports/strategy-runner.js';
+import type { OptimizationBestRecord, OptimizationSpec, OptimizationTrialRecord, TrialMetricValues } from '../ports/store-optimizations.js';
+import type { RunMetrics, TrialRunOutcome } from '../ports/strategy-runner.js';
 import { overfittingStatisticsAsync } from '../research/optimization-statistics.js';
 import { gridPoints, type SearchSpace } from '../research/search-space.js';
 import { pairSensitivity, paramSensitivity } from '../research/sensitivity.js';
@@ -24,8 +24,8 @@ export interface ResultsInput {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function totalReturnOf(metrics: Record<string, unknown> | null | undefined): number | null {
-  const value = metrics?.totalReturn;
+function totalReturnOf(metrics: TrialMetricValues | RunMetrics): number | null {
+  const value = metrics.totalReturn;
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
@@ -60,8 +60,8 @@ export async function buildOptimizationResults(input: ResultsInput, signal?: Abo
     const outMetrics = t.outcome?.ok ? withoutPerSymbol(t.outcome.metrics) : null;
     return {
       index: t.fold,
-      inSample: { start: iso(fold.inSample.start), end: iso(fold.inSample.end), metrics: (t.winner?.metrics ?? null) as never },
-      outOfSample: { start: iso(fold.outOfSample.start), end: iso(fold.outOfSample.end), metrics: outMetrics as never },
+      inSample: { start: iso(fold.inSample.start), end: iso(fold.inSample.end), metrics: t.winner?.metrics ?? null },
+      outOfSample: { start: iso(fold.outOfSample.start), end: iso(fold.outOfSample.end), metrics: outMetrics },
       params: t.winner?.params ?? null,
       efficiency: efficiencyOf.get(t.fold) ?? null,
     };
@@ -97,7 +97,7 @@ function outOfSampleEquity({ spec, plan, tests }: ResultsInput): OptimizationRes
 }
 
 /** A trial keeps the whole run's metrics, not the per-symbol breakdown. */
-export function withoutPerSymbol(metrics: Record<string, unknown>): Record<string, unknown> {
+export function withoutPerSymbol(metrics: RunMetrics): TrialMetricValues {
   const { perSymbol: _, ...rest } = metrics;
   return rest;
 }

@@ -33,7 +33,7 @@ export function toOptimizationSummary(r: OptimizationRecord): OptimizationSummar
     objective: spec.objective as OptimizationSummary['objective'],
     constraints: spec.constraints,
     validation: spec.validation,
-    best: r.best ? { ...r.best, metrics: r.best.metrics as OptimizationTrial['metrics'] & object } : null,
+    best: r.best,
     computeMs: r.computeMs,
     createdAt: r.createdAt,
     startedAt: r.startedAt,
@@ -43,8 +43,8 @@ export function toOptimizationSummary(r: OptimizationRecord): OptimizationSummar
 }
 
 /** The record with its results (null until completed). */
-export function toOptimizationDetail(r: OptimizationRecord, results: Record<string, unknown> | null): OptimizationDetail {
-  return { ...toOptimizationSummary(r), results: r.status === 'completed' ? (results as OptimizationResults | null) : null };
+export function toOptimizationDetail(r: OptimizationRecord, results: OptimizationResults | null): OptimizationDetail {
+  return { ...toOptimizationSummary(r), results: r.status === 'completed' ? results : null };
 }
 
 export function toTrialView(t: OptimizationTrialView): OptimizationTrial {
@@ -55,7 +55,7 @@ export function toTrialView(t: OptimizationTrialView): OptimizationTrial {
     status: t.status,
     objective: t.objective,
     feasible: t.feasible,
-    metrics: t.metrics as OptimizationTrial['metrics'],
+    metrics: t.metrics,
     error: t.error,
     computeMs: Math.ceil(t.cpuMs),
   };

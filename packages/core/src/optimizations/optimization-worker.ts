@@ -16,7 +16,7 @@ import type { Store, StoreRepositories } from '../ports/store.js';
 import type { OptimizationBestRecord, OptimizationPatch, OptimizationRecord, OptimizationTrialRecord } from '../ports/store-optimizations.js';
 import type { TrialRunOutcome, TrialsRunInput } from '../ports/strategy-runner.js';
 import type { TimeWindow } from '../backtests/engine/time-window.js';
-import { bestTrial, isFeasible, objectiveOf, type TrialMetrics } from '../research/trial-score.js';
+import { bestTrial, isFeasible, objectiveOf } from '../research/trial-score.js';
 import type { OptimizationObjective } from '@stratbox/contract';
 import { periodGrid } from '../backtests/engine/period-returns.js';
 import type { ParamSpec } from '../sandbox/strategy-meta.js';
@@ -171,7 +171,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
       };
     }
     const metrics = withoutPerSymbol(outcome.metrics);
-    const objective = objectiveOf(metrics as TrialMetrics, spec.objective as OptimizationObjective);
+    const objective = objectiveOf(metrics, spec.objective as OptimizationObjective);
     const trial = {
       optimizationId: run.record.id,
       index,
@@ -184,7 +184,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
       cpuMs: outcome.cpuMs,
       returns: outcome.returns,
     };
-    return { ...trial, feasible: isFeasible({ ...trial, metrics: metrics as TrialMetrics }, spec.constraints) };
+    return { ...trial, feasible: isFeasible(trial, spec.constraints) };
   }
 
   /** The best stored trial of a fold (null without validation: all trials), as the record keeps it. */
@@ -349,7 +349,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
       { status: 'completed', progress: 1, finishedAt: now, best: best ? { ...best, backtestId: backtest?.id ?? null } : null },
       run.pendingMs,
       async (tx) => {
-        await tx.optimizations.saveResult(record.id, results as unknown as Record<string, unknown>);
+        await tx.optimizations.saveResult(record.id, results);
         if (backtest) await tx.backtests.insert(backtest);
       },
     );

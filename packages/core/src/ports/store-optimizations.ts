@@ -1,4 +1,4 @@
-import type { OptimizationStatus } from '@stratbox/contract';
+import type { OptimizationResults, OptimizationStatus, OptimizationTrial } from '@stratbox/contract';
 import type { ListPosition, PageRequest } from './store.js';
 
 /**
@@ -30,13 +30,19 @@ export interface OptimizationSpec {
     | { kind: 'walk-forward'; folds: number; mode: 'rolling' | 'anchored'; inSampleFraction: number };
 }
 
+/**
+ * A trial's metrics, the type of the contract's `TrialMetrics` schema: a backtest's metrics without the
+ * per-symbol breakdown. Stored as JSON and read back equal.
+ */
+export type TrialMetricValues = NonNullable<OptimizationTrial['metrics']>;
+
 /** The best trial so far, as the optimization record keeps it. */
 export interface OptimizationBestRecord {
   index: number;
   fold: number | null;
   params: Record<string, string>;
   objective: number;
-  metrics: Record<string, unknown>;
+  metrics: TrialMetricValues;
   /** The full backtest of these parameters, once the optimization completed and queued it. */
   backtestId: string | null;
 }
@@ -83,7 +89,8 @@ export interface OptimizationTrialRecord {
   objective: number | null;
   /** Completed, objective defined and every constraint met. */
   feasible: boolean;
-  metrics: Record<string, unknown> | null;
+  /** Null when failed. */
+  metrics: TrialMetricValues | null;
   error: { code: string; message: string } | null;
   /** CPU milliseconds the trial used. */
   cpuMs: number;
@@ -136,10 +143,10 @@ export interface OptimizationRepository {
     optimizationId: string,
     options: { sort: 'objective' | 'index'; fold?: number; offset: number; limit: number },
   ): Promise<OptimizationTrialView[]>;
-  /** Stores the results of a completed optimization (JSON), replacing earlier ones. */
-  saveResult(optimizationId: string, results: Record<string, unknown>): Promise<void>;
-  /** The stored results, or null (none yet, or another user's). */
-  getResult(userId: string, optimizationId: string): Promise<Record<string, unknown> | null>;
+  /** Stores the results of a completed optimization (as JSON), replacing earlier ones. */
+  saveResult(optimizationId: string, results: OptimizationResults): Promise<void>;
+  /** The stored results, read back equal; or null (none yet, or another user's). */
+  getResult(userId: string, optimizationId: string): Promise<OptimizationResults | null>;
   /** Deletes the optimization, its trials and results (when its strategy is deleted); false if none. */
   delete(userId: string, id: string): Promise<boolean>;
 }

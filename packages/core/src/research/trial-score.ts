@@ -1,4 +1,5 @@
 import type { OptimizationObjective, OptimizationSummary, OptimizationTrial } from '@stratbox/contract';
+import type { TrialMetricValues } from '../ports/store-optimizations.js';
 
 /*
  * How an optimization scores its trials and picks the best one. Pure functions over plain data.
@@ -14,7 +15,7 @@ import type { OptimizationObjective, OptimizationSummary, OptimizationTrial } fr
  */
 
 /** A trial's metrics (the contract's `TrialMetrics`): a backtest's, without the per-symbol breakdown. */
-export type TrialMetrics = NonNullable<OptimizationTrial['metrics']>;
+export type TrialMetrics = TrialMetricValues;
 
 /** The constraints a trial must meet to be the best (the contract's `SearchConstraints`). */
 export type TrialConstraints = OptimizationSummary['constraints'];

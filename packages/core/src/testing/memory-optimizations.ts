@@ -1,3 +1,4 @@
+import type { OptimizationResults } from '@stratbox/contract';
 import type { OptimizationRecord, OptimizationRepository, OptimizationTrialRecord, OptimizationTrialView } from '../ports/store.js';
 import { definedFields, newestFirst, stableChange } from './memory-helpers.js';
 
@@ -7,7 +8,7 @@ export interface OptimizationsState {
   /** Trials by optimization id, then index. An inner map is replaced on write, never mutated. */
   trials: Map<string, ReadonlyMap<number, OptimizationTrialRecord>>;
   /** Results (JSON) by optimization id. */
-  results: Map<string, Record<string, unknown>>;
+  results: Map<string, OptimizationResults>;
 }
 
 export const emptyOptimizationsState = (): OptimizationsState => ({ records: new Map(), trials: new Map(), results: new Map() });

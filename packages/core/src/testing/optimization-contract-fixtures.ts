@@ -1,4 +1,6 @@
+import type { OptimizationResults } from '@stratbox/contract';
 import type { OptimizationRecord, OptimizationSpec, OptimizationTrialRecord, Store, StrategyRecord } from '../ports/store.js';
+import type { TrialMetricValues } from '../ports/store-optimizations.js';
 import { at, uid } from './contract-fixtures.js';
 
 /* Fixtures of the Store contract of optimizations and their trials. */
@@ -11,6 +13,58 @@ export type OptimizationsContext = () => {
   /** Inserts a strategy of `owner` (optimizations belong to an existing strategy). */
   insertStrategy: (owner: string) => Promise<StrategyRecord>;
 };
+
+/** Trial metrics with values a lossy codec would change (full-precision fractions, negatives, nulls), and `overrides`. */
+export const trialMetrics = (overrides: Partial<TrialMetricValues> = {}): TrialMetricValues => ({
+  totalReturn: 0.1 + 0.2,
+  cagr: null,
+  maxDrawdown: -0.125,
+  maxDrawdownDuration: 400 * 86_400_000,
+  sharpe: 1.234_567_890_123_4,
+  sortino: -0.000_001_234,
+  calmar: null,
+  winRate: 2 / 3,
+  profitFactor: 1.5,
+  expectancy: -12.345_678_9,
+  tradeCount: 42,
+  exposure: 0.999_999_999_999,
+  feesPaid: 1234.567_89,
+  fundingPaid: -0.0001,
+  buyAndHoldReturn: null,
+  ...overrides,
+});
+
+/** The smallest results: no sensitivity, no folds, no statistics. */
+export const emptyOptimizationResults = (): OptimizationResults => ({
+  sensitivity: { params: [], pairs: [] },
+  folds: [],
+  walkForwardEfficiency: null,
+  outOfSampleEquity: null,
+  overfitting: { deflatedSharpe: null, pbo: null },
+});
+
+/** Results with every part filled in: numbers scaled by `scale`, `label` (unicode, quotes, a line break) as a parameter value. */
+export const optimizationResults = (scale: number, label = 'ünï "quoted" \\ back\nline'): OptimizationResults => ({
+  sensitivity: {
+    params: [{ param: 'fast', values: [{ value: label, best: 1.5 * scale, mean: null, trials: 3 }] }],
+    pairs: [{ params: ['fast', 'mode'], x: ['5', label], y: ['ema'], best: [[(0.1 + 0.2) * scale], [null]] }],
+  },
+  folds: [
+    {
+      index: 0,
+      inSample: { start: at(1), end: at(2), metrics: trialMetrics({ sharpe: 1.5 * scale }) },
+      outOfSample: { start: at(2), end: at(3), metrics: null },
+      params: { fast: label },
+      efficiency: 0.25 * scale,
+    },
+  ],
+  walkForwardEfficiency: null,
+  outOfSampleEquity: [{ time: at(3), equity: 1_000.000_1 * scale }],
+  overfitting: {
+    deflatedSharpe: { value: 0.1 + 0.2, sharpe: 0.05 * scale, expectedMaxSharpe: 0.04, trials: 200, periods: 512, skewness: -0.5, kurtosis: 3.25 },
+    pbo: null,
+  },
+});
 
 /** A spec with every kind of value a lossy codec would change (unicode, quotes, fractions, nested unions). */
 export const optimizationSpec = (): OptimizationSpec => ({
@@ -76,7 +130,7 @@ export const finishedOptimization = (userId: string, strategyId: string, overrid
       fold: null,
       params: { fast: '15', mode: 'ema' },
       objective: 1.234_567_890_123_4,
-      metrics: { sharpe: 1.234_567_890_123_4, maxDrawdown: -0.125, tradeCount: 42, cagr: null, nested: { list: [1, 'x', true, null] } },
+      metrics: trialMetrics(),
       backtestId: uid('bt'),
     },
     computeMs: 1234.5678,
@@ -98,7 +152,7 @@ export function trial(optimizationId: string, index: number, overrides: Partial<
     status: 'completed',
     objective: index / 7,
     feasible: true,
-    metrics: { sharpe: index / 7, tradeCount: index, note: 'line\nbreak' },
+    metrics: trialMetrics({ sharpe: index / 7, tradeCount: index }),
     error: null,
     cpuMs: 12.5 + index,
     returns: Float64Array.from([0.01 * index, -0.002, 1 / 3]),

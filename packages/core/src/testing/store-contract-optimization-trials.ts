@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OptimizationTrialRecord } from '../ports/store.js';
 import { uid } from './contract-fixtures.js';
-import { comparableTrial, failedTrial, optimization, trial, viewOf, type OptimizationsContext } from './optimization-contract-fixtures.js';
+import { comparableTrial, failedTrial, optimization, trial, trialMetrics, viewOf, type OptimizationsContext } from './optimization-contract-fixtures.js';
 
 /*
  * The Store contract of an optimization's trials (`saveTrials`, `countTrials`, `listTrials`,
@@ -160,7 +160,9 @@ export function describeOptimizationTrialsContract(context: OptimizationsContext
           const index = (k * 5) % 12;
           const fold = index % 2;
           // One failed trial, one completed without an objective (its metric undefined).
-          return k === 2 ? failedTrial(id, index, { fold }) : trial(id, index, { fold, objective, feasible, status: 'completed', metrics: { k } });
+          return k === 2
+            ? failedTrial(id, index, { fold })
+            : trial(id, index, { fold, objective, feasible, status: 'completed', metrics: trialMetrics({ tradeCount: k }) });
         });
       }
 

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { OptimizationStatus } from '@stratbox/contract';
 import type { OptimizationPatch, OptimizationRecord } from '../ports/store.js';
 import { at, byNewestFirst, expectPagedOnce, tieIds, uid } from './contract-fixtures.js';
-import { finishedOptimization, optimization, trial, type OptimizationsContext } from './optimization-contract-fixtures.js';
+import {
+  emptyOptimizationResults,
+  finishedOptimization,
+  optimization,
+  optimizationResults,
+  trial,
+  trialMetrics,
+  type OptimizationsContext,
+} from './optimization-contract-fixtures.js';
 import { describeOptimizationTrialsContract } from './store-contract-optimization-trials.js';
 
 /*
@@ -34,7 +42,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         const walkForwardBest = finishedOptimization(userId, strategyId, {
           status: 'completed',
           error: null,
-          best: { index: 3, fold: 2, params: {}, objective: -0.5, metrics: {}, backtestId: null },
+          best: { index: 3, fold: 2, params: {}, objective: -0.5, metrics: trialMetrics({ sharpe: -0.5, tradeCount: 0 }), backtestId: null },
         });
         for (const r of [queued, done, walkForwardBest]) await store.optimizations.insert(r);
         for (const r of [queued, done, walkForwardBest]) expect(await store.optimizations.findById(userId, r.id)).toEqual(r);
@@ -157,7 +165,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
           status: 'completed',
           progress: 1,
           trialsDone: 200,
-          best: { index: 9, fold: 1, params: { fast: '"9"' }, objective: 2.5, metrics: { sharpe: 2.5, perFold: [1, 2] }, backtestId: uid('bt') },
+          best: { index: 9, fold: 1, params: { fast: '"9"' }, objective: 2.5, metrics: trialMetrics({ sharpe: 2.5, cagr: 0.5 }), backtestId: uid('bt') },
           computeMs: 98_765.4321,
           attempts: 3,
           startedAt: at(40),
@@ -232,13 +240,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
     });
 
     describe('results', () => {
-      const results = (scale: number) => ({
-        folds: [{ fold: 0, inSample: { sharpe: 1.5 * scale }, outOfSample: { sharpe: 0.25 * scale } }],
-        deflatedSharpe: 0.1 + 0.2,
-        pbo: null,
-        text: 'ünï "quoted" \\ back\nline',
-        nested: { deep: [1, null, 'x', true, { empty: {} }] },
-      });
+      const results = optimizationResults;
 
       it('getResult answers the saved results, the latest save replacing earlier ones; null before any', async () => {
         const { store, userId } = context();
@@ -248,8 +250,8 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         expect(await store.optimizations.getResult(userId, record.id)).toEqual(results(1));
         await store.optimizations.saveResult(record.id, results(3));
         expect(await store.optimizations.getResult(userId, record.id)).toEqual(results(3));
-        await store.optimizations.saveResult(record.id, {});
-        expect(await store.optimizations.getResult(userId, record.id)).toEqual({});
+        await store.optimizations.saveResult(record.id, emptyOptimizationResults());
+        expect(await store.optimizations.getResult(userId, record.id)).toEqual(emptyOptimizationResults());
         expect(await store.optimizations.findById(userId, record.id)).toEqual(record);
       });
 
@@ -273,7 +275,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         const kept = await inserted(userId, { strategyId: record.strategyId });
         for (const r of [record, kept]) {
           expect(await store.optimizations.saveTrials([trial(r.id, 0), trial(r.id, 1)])).toEqual([0, 1]);
-          await store.optimizations.saveResult(r.id, { best: 1 });
+          await store.optimizations.saveResult(r.id, optimizationResults(1, r.id));
         }
         expect(await store.optimizations.delete(userId, record.id)).toBe(true);
         expect(await store.optimizations.findById(userId, record.id)).toBeNull();
@@ -287,7 +289,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         expect(await store.optimizations.getResult(userId, record.id)).toBeNull();
         // The other optimization keeps everything.
         expect(await store.optimizations.countTrials(kept.id)).toBe(2);
-        expect(await store.optimizations.getResult(userId, kept.id)).toEqual({ best: 1 });
+        expect(await store.optimizations.getResult(userId, kept.id)).toEqual(optimizationResults(1, kept.id));
       });
 
       it("returns false for a missing optimization or another user's, which keeps its trials", async () => {
@@ -307,7 +309,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         const kept = await inserted(userId);
         for (const r of [...doomed, kept]) {
           await store.optimizations.saveTrials([trial(r.id, 0), trial(r.id, 5)]);
-          await store.optimizations.saveResult(r.id, { of: r.id });
+          await store.optimizations.saveResult(r.id, optimizationResults(2, r.id));
         }
         expect(await store.strategies.delete(userId, doomed[0]!.strategyId)).toBe(true);
         for (const r of doomed) {
@@ -317,7 +319,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         }
         expect(await store.optimizations.list(userId, { limit: 10 })).toEqual([kept]);
         expect(await store.optimizations.countTrials(kept.id)).toBe(2);
-        expect(await store.optimizations.getResult(userId, kept.id)).toEqual({ of: kept.id });
+        expect(await store.optimizations.getResult(userId, kept.id)).toEqual(optimizationResults(2, kept.id));
       });
     });
 
@@ -326,7 +328,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         const { store, userId, insertStrategy } = context();
         const existing = await inserted(userId);
         await store.optimizations.saveTrials([trial(existing.id, 0)]);
-        await store.optimizations.saveResult(existing.id, { before: true });
+        await store.optimizations.saveResult(existing.id, optimizationResults(1, 'before'));
         const fresh = optimization(userId, (await insertStrategy(userId)).id);
         const error = new Error('rollback');
         await expect(
@@ -334,7 +336,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
             await tx.optimizations.insert(fresh);
             expect(await tx.optimizations.saveTrials([trial(fresh.id, 0), trial(existing.id, 0), trial(existing.id, 1)])).toEqual([0, 1]);
             expect(await tx.optimizations.transition(existing.id, ['queued'], { status: 'running', trialsDone: 2 })).not.toBeNull();
-            await tx.optimizations.saveResult(existing.id, { during: true });
+            await tx.optimizations.saveResult(existing.id, optimizationResults(2, 'during'));
             expect(await tx.optimizations.countTrials(existing.id)).toBe(2);
             expect(await tx.optimizations.findById(userId, fresh.id)).toEqual(fresh);
             throw error;
@@ -344,7 +346,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         expect(await store.optimizations.countTrials(fresh.id)).toBe(0);
         expect(await store.optimizations.findById(userId, existing.id)).toEqual(existing);
         expect((await store.optimizations.listAllTrials(existing.id)).map((t) => t.index)).toEqual([0]);
-        expect(await store.optimizations.getResult(userId, existing.id)).toEqual({ before: true });
+        expect(await store.optimizations.getResult(userId, existing.id)).toEqual(optimizationResults(1, 'before'));
         // The trial rolled back was never stored: saving it again reports it.
         expect(await store.optimizations.saveTrials([trial(existing.id, 0), trial(existing.id, 1)])).toEqual([1]);
       });
@@ -353,7 +355,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         const { store, userId } = context();
         const record = await inserted(userId);
         await store.optimizations.saveTrials([trial(record.id, 3)]);
-        await store.optimizations.saveResult(record.id, { kept: 1 });
+        await store.optimizations.saveResult(record.id, optimizationResults(1, 'kept'));
         const error = new Error('rollback');
         await expect(
           store.transaction(async (tx) => {
@@ -364,7 +366,7 @@ export function describeOptimizationsContract(context: OptimizationsContext): vo
         ).rejects.toBe(error);
         expect(await store.optimizations.findById(userId, record.id)).toEqual(record);
         expect(await store.optimizations.countTrials(record.id)).toBe(1);
-        expect(await store.optimizations.getResult(userId, record.id)).toEqual({ kept: 1 });
+        expect(await store.optimizations.getResult(userId, record.id)).toEqual(optimizationResults(1, 'kept'));
       });
     });
 

@@ -3,6 +3,7 @@ import type {
   OptimizationPatch,
   OptimizationRecord,
   OptimizationRepository,
+  OptimizationResults,
   OptimizationStatus,
   OptimizationTrialRecord,
   OptimizationTrialView,
@@ -102,7 +103,7 @@ function toTrialView(row: Omit<Selectable<OptimizationTrialsTable>, 'returns'>):
     status: row.status as OptimizationTrialView['status'],
     objective: row.objective,
     feasible: Number(row.feasible) === 1,
-    metrics: parsed<Record<string, unknown>>(row.metrics),
+    metrics: parsed<NonNullable<OptimizationTrialView['metrics']>>(row.metrics),
     error: parsed<OptimizationTrialView['error']>(row.error),
     cpuMs: row.cpu_ms,
   };
@@ -272,7 +273,7 @@ export function createOptimizationRepository({ db, dialect }: QueryContext): Opt
         .where('r.optimization_id', '=', optimizationId)
         .where('o.user_id', '=', userId)
         .executeTakeFirst();
-      return row ? (JSON.parse(row.results) as Record<string, unknown>) : null;
+      return row ? (JSON.parse(row.results) as OptimizationResults) : null;
     },
 
     async delete(userId, id) {
