@@ -89,18 +89,58 @@ export function wasmHeapCap(memoryLimitBytes: number): number {
   return Math.ceil(memoryLimitBytes * 1.25) + 16 * 1024 * 1024;
 }
 
-function cpuMicros(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
+/** A QuickJS runtime (limits set) and one context in a WASM instance; the interrupt handler asks `check`. */
+export interface QuickJsWorld {
+  readonly wasm: QuickJSWASMModule;
+  readonly runtime: QuickJSRuntime;
+  readonly vm: QuickJSContext;
+  /** The interrupt check of the session open in the world, if any. */
+  check: (() => boolean) | null;
 }
 
-/** Opens a session. Rejects with a `SandboxError` when the runtime script fails or exceeds the limits. */
-export async function openQuickJsSession<F extends string>(options: QuickJsSessionOptions<F>): Promise<QuickJsSession<F>> {
+/** Opens a runtime with the memory and stack limits and one context in `wasm`. */
+export function openQuickJsWorld(wasm: QuickJSWASMModule, limits: QuickJsLimits): QuickJsWorld {
+  const runtime = wasm.newRuntime();
+  runtime.setMemoryLimit(limits.memoryLimitBytes);
+  runtime.setMaxStackSize(limits.stackLimitBytes);
+  const world: QuickJsWorld = { wasm, runtime, vm: undefined as unknown as QuickJSContext, check: null };
+  runtime.setInterruptHandler(() => world.check?.() ?? false);
+  (world as { vm: QuickJSContext }).vm = runtime.newContext();
+  return world;
+}
+
+/** What a session bound to a world lets its opener do before handing it out. */
+export interface BoundSession<F extends string> {
+  session: QuickJsSession<F>;
+  /** Runs one call into the guest under the session's limits, turning failures into `SandboxError`s. */
+  guard<T>(fn: () => T): T;
+  /** The value of a call's result, or its error as a `SandboxError`. */
+  unwrap(result: ReturnType<QuickJSContext['callFunction']>): QuickJSHandle;
+  /** Calls the runtime script's `createRuntime(bootJson)` and keeps the api's functions. */
+  boot(factory: QuickJSHandle, boot: unknown, functions: readonly F[]): void;
+}
+
+export interface BindSessionOptions {
+  limits: QuickJsLimits;
+  cpu: QuickJsCpuBudget;
+  isCancelled?: () => boolean;
+  cancelledMessage?: string;
+  /** Process CPU microseconds the session's budget and `cpuMs` count from (default: now). */
+  cpuStart?: number;
+  /** What `dispose` does after releasing the session's own handles (closing the runtime, or nothing for a warm start). */
+  release(): void;
+}
+
+/**
+ * Binds a session (its CPU budget, interrupt check and error mapping) to a world; the world's
+ * interrupt handler asks this session from now on.
+ */
+export function bindQuickJsSession<F extends string>(world: QuickJsWorld, options: BindSessionOptions): BoundSession<F> {
   const { limits, cpu } = options;
+  const { wasm, vm } = world;
   const isCancelled = options.isCancelled ?? (() => false);
   const perCall = cpu.per === 'call';
-  const wasm: QuickJSWASMModule = options.wasm ?? (await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)));
-  const cpuStart = cpuMicros();
+  const cpuStart = options.cpuStart ?? cpuMicros();
   let deadline = perCall ? Infinity : cpuStart + cpu.timeMs * 1000;
   let interrupted: SandboxErrorCode | null = null;
   let broken = false;
@@ -113,13 +153,10 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
    */
   const heapGrowth = () => wasm.getWasmMemory().buffer.byteLength - initialHeapBytes;
   const heapExhausted = () => heapGrowth() >= limits.memoryLimitBytes / 2;
-  const runtime: QuickJSRuntime = wasm.newRuntime();
-  runtime.setMemoryLimit(limits.memoryLimitBytes);
-  runtime.setMaxStackSize(limits.stackLimitBytes);
   // Called every few thousand guest operations: reading the CPU clock is a system call, so it
   // is read at most every 5 ms of wall time, with the heap's growth (see `wasmHeapCap`).
   let nextCpuCheck = 0;
-  runtime.setInterruptHandler(() => {
+  world.check = () => {
     if (interrupted) return true;
     if (isCancelled()) interrupted = 'CANCELLED';
     else {
@@ -130,8 +167,7 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
       else if (cpuMicros() > deadline) interrupted = 'TIMEOUT';
     }
     return interrupted !== null;
-  });
-  const vm = runtime.newContext();
+  };
   const fns = new Map<string, QuickJSHandle>();
 
   function interruptError(code: SandboxErrorCode): SandboxError {
@@ -233,28 +269,64 @@ export async function openQuickJsSession<F extends string>(options: QuickJsSessi
       try {
         for (const h of fns.values()) h.dispose();
         fns.clear();
-        vm.dispose();
-        runtime.dispose();
+        world.check = null;
+        options.release();
       } catch {
         // A runtime left inconsistent by an interrupted or failed call: the WASM instance is dropped anyway.
       }
     },
   };
 
-  try {
-    const { script, filename, boot, functions } = options.runtime;
-    const ns = guard(() => unwrap(vm.evalCode(script, filename, { type: 'module' })));
-    const factory = vm.getProp(ns, 'createRuntime');
-    ns.dispose();
-    const bootHandle = vm.newString(JSON.stringify(boot));
+  function boot(factory: QuickJSHandle, bootValue: unknown, functions: readonly F[]): void {
+    const bootHandle = vm.newString(JSON.stringify(bootValue));
     const api = guard(() => unwrap(vm.callFunction(factory, vm.undefined, bootHandle)));
     bootHandle.dispose();
-    factory.dispose();
     for (const name of new Set<string>([...functions, 'describe', 'lastError'])) fns.set(name, vm.getProp(api, name));
     api.dispose();
+  }
+
+  return { session, guard, unwrap, boot };
+}
+
+/** Evaluates the trusted runtime script (an ES module) and answers its `createRuntime` factory. */
+export function evaluateRuntimeScript<F extends string>(world: QuickJsWorld, bound: BoundSession<F>, runtime: QuickJsRuntimeScript<F>): QuickJSHandle {
+  const { vm } = world;
+  const ns = bound.guard(() => bound.unwrap(vm.evalCode(runtime.script, runtime.filename, { type: 'module' })));
+  const factory = vm.getProp(ns, 'createRuntime');
+  ns.dispose();
+  return factory;
+}
+
+/** CPU microseconds of this process (user and system). */
+export function cpuMicros(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** Opens a session. Rejects with a `SandboxError` when the runtime script fails or exceeds the limits. */
+export async function openQuickJsSession<F extends string>(options: QuickJsSessionOptions<F>): Promise<QuickJsSession<F>> {
+  const { limits } = options;
+  const wasm: QuickJSWASMModule = options.wasm ?? (await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)));
+  const cpuStart = cpuMicros();
+  const world = openQuickJsWorld(wasm, limits);
+  const bound = bindQuickJsSession<F>(world, {
+    ...options,
+    cpuStart,
+    release() {
+      world.vm.dispose();
+      world.runtime.dispose();
+    },
+  });
+  try {
+    const factory = evaluateRuntimeScript(world, bound, options.runtime);
+    try {
+      bound.boot(factory, options.runtime.boot, options.runtime.functions);
+    } finally {
+      factory.dispose();
+    }
   } catch (error) {
-    session.dispose();
+    bound.session.dispose();
     throw error;
   }
-  return session;
+  return bound.session;
 }
