@@ -113,6 +113,11 @@ export interface TrialsOptions extends Omit<RunOptions, 'onProgress'> {
   seeds?: readonly number[];
   /** Each trial also answers `logs`: its last `MAX_TRIAL_LOG_LINES` log lines (for debugging a strategy's trials). */
   logs?: boolean;
+  /**
+   * Start each trial from a snapshot of the guest runtime evaluated once per call (default true);
+   * false evaluates it afresh for every trial (the slower path, kept for comparison). Same answers.
+   */
+  snapshots?: boolean;
 }
 
 /** What `SandboxPool.stats` answers. */
@@ -140,9 +145,9 @@ export interface SandboxPool {
   runBacktest(job: BacktestJob, options?: RunOptions): Promise<BacktestResult>;
   /**
    * Runs `job` once per parameter set (a sweep's trials) in one child, which receives the candles
-   * once and compiles the source once: each trial is a whole backtest in its own QuickJS runtime
-   * (its own heap and globals; the WASM instance is reused until a trial fails), so nothing of one
-   * trial reaches the next. Answers each trial's metrics and trade count (or its error: a failed trial
+   * once and compiles the source once: each trial is a whole backtest that starts from a snapshot
+   * of the guest runtime (its memory set back byte for byte; `snapshots: false`: a QuickJS runtime
+   * of its own, in a WASM instance reused until a trial fails), so nothing of one trial reaches the next. Answers each trial's metrics and trade count (or its error: a failed trial
    * does not stop the others), in the order given. `onProgress` counts trials. Each trial has
    * the pool's CPU limit; the wall-clock limit is the pool's times the trials. Rejects with a
    * `SandboxError` when the whole job fails (CANCELLED, CRASHED, POOL_CLOSED, INVALID_JOB).
@@ -280,6 +285,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
           window: window ?? null,
           periodMs: periods?.periodMs ?? null,
           logs: trialOptions.logs ?? false,
+          snapshots: trialOptions.snapshots ?? true,
         } satisfies BacktestChildJob;
         const { output } = await pool.run({
           lane: 'run',

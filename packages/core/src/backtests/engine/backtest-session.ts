@@ -1,6 +1,7 @@
 import { guestScript } from '../../engine/guest-script.js';
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { openQuickJsSession, type QuickJsLimits, type QuickJsSession } from '../../sandbox/quickjs-session.js';
+import { createQuickJsWarmStart, type QuickJsWarmStart } from '../../sandbox/quickjs-warm-start.js';
 
 /** Limits of one backtest's QuickJS session. */
 export interface GuestLimits extends QuickJsLimits {
@@ -40,25 +41,43 @@ export interface BacktestSessionOptions {
   isCancelled: () => boolean;
   /** A WASM instance to reuse (a sweep's trials, see quickjs-session.ts); by default a fresh one. */
   wasm?: QuickJSWASMModule;
+  /** A warm start to open the session from (a sweep's trials, see quickjs-warm-start.ts); `wasm` is then not used. */
+  warm?: BacktestWarmStart;
+}
+
+/** Backtest sessions that start from a snapshot of the backtest guest runtime, evaluated once. */
+export type BacktestWarmStart = QuickJsWarmStart<BacktestRuntimeFn>;
+
+/** A warm start of the backtest guest runtime under `limits` (memory, stack); see quickjs-warm-start.ts. */
+export async function createBacktestWarmStart(limits: GuestLimits): Promise<BacktestWarmStart> {
+  return createQuickJsWarmStart({
+    limits: { build: limits.build, memoryLimitBytes: limits.memoryLimitBytes, stackLimitBytes: limits.stackLimitBytes },
+    runtime: { script: await guestScript('backtest-runtime'), filename: RUNTIME_FILENAME, functions: BACKTEST_RUNTIME_FUNCTIONS },
+  });
+}
+
+const RUNTIME_FILENAME = 'stratbox-runtime.js';
+
+function bootOf(options: BacktestSessionOptions) {
+  const { limits } = options;
+  return { seed: options.seed >>> 0, startTime: options.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes };
 }
 
 /**
  * Opens one backtest's QuickJS session (see quickjs-session.ts): the backtest guest runtime,
- * one CPU budget for the whole job. Rejects with a `SandboxError`.
+ * one CPU budget for the whole job; from `warm` when given. Rejects with a `SandboxError`.
  */
 export async function openBacktestSession(options: BacktestSessionOptions): Promise<GuestSession> {
   const { limits } = options;
+  const cpu = { timeMs: limits.cpuTimeMs, per: 'session' } as const;
+  const cancelledMessage = 'The backtest was cancelled';
+  if (options.warm) return options.warm.open({ cpu, boot: bootOf(options), isCancelled: options.isCancelled, cancelledMessage });
   return openQuickJsSession({
     limits: { build: limits.build, memoryLimitBytes: limits.memoryLimitBytes, stackLimitBytes: limits.stackLimitBytes },
-    cpu: { timeMs: limits.cpuTimeMs, per: 'session' },
-    runtime: {
-      script: await guestScript('backtest-runtime'),
-      filename: 'stratbox-runtime.js',
-      boot: { seed: options.seed >>> 0, startTime: options.startTime, maxLogLines: limits.maxLogLines, maxLogBytes: limits.maxLogBytes },
-      functions: BACKTEST_RUNTIME_FUNCTIONS,
-    },
+    cpu,
+    runtime: { script: await guestScript('backtest-runtime'), filename: RUNTIME_FILENAME, boot: bootOf(options), functions: BACKTEST_RUNTIME_FUNCTIONS },
     isCancelled: options.isCancelled,
-    cancelledMessage: 'The backtest was cancelled',
+    cancelledMessage,
     wasm: options.wasm,
   });
 }

@@ -11,7 +11,7 @@ import { type SourceLocator, createSourceLocator, withSourceLocation } from '../
 import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireJob } from './backtest-job.js';
-import { openBacktestSession, type GuestLimits, type GuestSession } from './backtest-session.js';
+import { type BacktestWarmStart, openBacktestSession, type GuestLimits, type GuestSession } from './backtest-session.js';
 import { buyAndHold, symbolMetrics, type BacktestMetrics, type BacktestSymbolMetrics } from './metrics.js';
 
 /** Limits of one backtest in the child. */
@@ -25,6 +25,8 @@ export interface RunHooks {
   onProgress(processedBars: number, totalBars: number): void;
   /** A WASM instance to run in (a sweep's trials reuse one); by default a fresh one. */
   wasm?: QuickJSWASMModule;
+  /** Sessions that start from a snapshot of the guest runtime (a sweep's trials); `wasm` is then not used. */
+  warm?: BacktestWarmStart;
   /** Compiles the strategy source (a sweep's trials compile it once); by default `compileStrategySourceAsync`. */
   compile?: (source: string) => Promise<CompiledStrategy>;
 }
@@ -155,7 +157,14 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
   const { sym, pos, total } = mergeOrder(job);
   const nSym = job.symbols.length;
   const firstTime = job.candles[sym[0]!]!.time[pos[0]!]!;
-  const session = await openBacktestSession({ limits, seed: job.seed, startTime: firstTime, isCancelled: hooks.isCancelled, wasm: hooks.wasm });
+  const session = await openBacktestSession({
+    limits,
+    seed: job.seed,
+    startTime: firstTime,
+    isCancelled: hooks.isCancelled,
+    wasm: hooks.wasm,
+    warm: hooks.warm,
+  });
   const logs: GuestLogLine[] = [];
   const drainLogs = () => {
     const h = session.call('drainLogs');

@@ -7,6 +7,7 @@ import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox
 import type { WireCandles, WireJob } from './backtest-job.js';
 import type { BacktestMetrics } from './metrics.js';
 import { periodReturns } from './period-returns.js';
+import { createBacktestWarmStart } from './backtest-session.js';
 import { type EngineLimits, type RunHooks, runBacktestInGuest } from './run-in-guest.js';
 import type { TrialCandleCache } from './trial-candle-cache.js';
 import { type TrialWindow, trialGrid, windowJob } from './trial-window.js';
@@ -41,6 +42,11 @@ export interface TrialsInGuestOptions {
   window?: TrialWindow | null;
   /** Answer each trial's last log lines. */
   logs?: boolean;
+  /**
+   * Start each trial from a snapshot of the guest runtime, evaluated once (quickjs-warm-start.ts;
+   * default true), instead of evaluating it in a fresh QuickJS runtime per trial. Same answers.
+   */
+  snapshots?: boolean;
 }
 
 /**
@@ -82,13 +88,17 @@ export async function runTrialsJob(
 
 /**
  * Runs one strategy over the same candles once per parameter set, in the child that received the
- * candles once: each trial is a whole backtest (`runBacktestInGuest`) in its own QuickJS runtime
- * (its own heap, globals and limits) in one WASM instance, so no state of one trial (module
- * variables, globals, the seeded random) reaches another; after a failed trial the instance is
- * replaced. A trial that fails (the strategy throws, bad parameters, its CPU budget) is answered
- * as failed and the others go on; a cancel stops the sweep (CANCELLED). `onTrial` is called after
- * each trial with the count done. `options`: a seed per trial, period returns of each completed
- * trial (over `window`, the window `job` was cut to, else the whole run), each trial's last log lines.
+ * candles once: each trial is a whole backtest (`runBacktestInGuest`). With `snapshots` (the
+ * default) each trial starts from a copy of one WASM instance's memory taken after the guest
+ * runtime was evaluated, set back byte for byte before the trial boots it with its seed and loads
+ * the strategy (quickjs-warm-start.ts); without, each trial opens its own QuickJS runtime (its
+ * own heap, globals and limits) in one WASM instance and evaluates the runtime. Either way no state
+ * of one trial (module variables, globals, the seeded random, the heap) reaches another; after a
+ * failed trial the instance is replaced. A trial that fails (the strategy throws, bad parameters,
+ * its CPU budget) is answered as failed and the others go on; a cancel stops the sweep
+ * (CANCELLED). `onTrial` is called after each trial with the count done. `options`: a seed per
+ * trial, period returns of each completed trial (over `window`, the window `job` was cut to, else
+ * the whole run), each trial's last log lines, `snapshots`.
  */
 export async function runTrialsInGuest(
   job: WireJob,
@@ -97,7 +107,7 @@ export async function runTrialsInGuest(
   hooks: { isCancelled(): boolean; onTrial(done: number, total: number): void },
   options: TrialsInGuestOptions = {},
 ): Promise<TrialOutcome[]> {
-  const { seeds = null, periodMs = null, window = null, logs = false } = options;
+  const { seeds = null, periodMs = null, window = null, logs = false, snapshots = true } = options;
   const lastLogs = (lines: GuestLogLine[]) => (logs ? { logs: lines.slice(-MAX_TRIAL_LOG_LINES) } : {});
   const outcomes: TrialOutcome[] = [];
   // One WASM instance for the trials (opening one is about half of a fresh session), replaced after a trial that failed.
@@ -108,10 +118,11 @@ export async function runTrialsInGuest(
     if (known === undefined) compiled.set(source, (known = compileStrategySourceAsync(source)));
     return known;
   };
+  const warm = snapshots ? await createBacktestWarmStart(limits) : undefined;
   const runHooks: RunHooks = {
     isCancelled: hooks.isCancelled,
     onProgress() {},
-    wasm: await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)),
+    ...(warm ? { warm } : { wasm: await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)) }),
     compile,
   };
   for (const [k, params] of paramSets.entries()) {
@@ -129,7 +140,8 @@ export async function runTrialsInGuest(
     } catch (error) {
       if (!(error instanceof SandboxError) || error.code === 'CANCELLED') throw error;
       outcomes.push({ params, ok: false, error: { code: error.code, message: error.message }, cpuMs: error.cpuMs, ...lastLogs(error.logs) });
-      runHooks.wasm = await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes));
+      if (warm) warm.discard();
+      else runHooks.wasm = await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes));
     }
     hooks.onTrial(outcomes.length, paramSets.length);
   }
