@@ -9,6 +9,11 @@
  * to the children in that second run show that each child receives the candles once.
  *
  *   cd bench && node --conditions=@stratbox/source --import tsx trials.bench.ts   (TRIALS=n, default 1000)
+ *   ROUNDS=n (default 4) rounds of the snapshots comparison, which runs first; ONLY=snapshots stops after it.
+ *
+ * First, trials that start warm (issue 28): the sweep on one child with `snapshots` (each trial
+ * from a snapshot of the guest runtime, the default) against the runtime evaluated per trial, in
+ * alternating rounds, with the ratio of their medians.
  *
  * Both sides here skip the job queue and the store, which a backtest submitted over HTTP also pays
  * (the issue measured about 5 backtests/s that way). Target (issue): at least 100 trials/s on this
@@ -20,6 +25,8 @@ import { periodGrid } from '../packages/core/src/backtests/engine/period-returns
 import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const TRIALS = Number(process.env.TRIALS ?? 1000);
+/** Rounds of the snapshots comparison (alternating which path goes first). */
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const HOUR = 3_600_000;
 const YEAR_HOURS = 8760;
 const FEES = { maker: 0.0002, taker: 0.0005 };
@@ -91,6 +98,59 @@ async function measure(workers: number, sets: Record<string, string>[], mode: Mo
   }
 }
 
+/**
+ * Trials that start warm (issue 28): the same sweep on one child, each trial from a snapshot of
+ * the guest runtime (`snapshots`, the default) and with the runtime evaluated afresh per trial
+ * (today's path before it), in alternating rounds. Trials/s is wall time (the machine's load shows
+ * in it); CPU ms/trial is what the trials report as their own (`cpuMs`), the first trial of a call
+ * counting the snapshot's build.
+ */
+async function compareSnapshots(sets: Record<string, string>[], rounds: number): Promise<void> {
+  const pool = createSandboxPool({ size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000 });
+  const candles = hourly();
+  const job = { source: SOURCE, candles, fees: FEES, timeframe: '1h' as const };
+  const paths = [
+    { name: 'snapshots', snapshots: true },
+    { name: 'runtime per trial', snapshots: false },
+  ];
+  const seen = new Map<string, { perSecond: number[]; cpuMs: number[] }>(paths.map((p) => [p.name, { perSecond: [], cpuMs: [] }]));
+  const answers = new Map<string, string>();
+  try {
+    for (const path of paths) await pool.runTrials(job, sets.slice(0, 4), { snapshots: path.snapshots });
+    console.log(`| round | path | trials/s | CPU ms/trial (trials' own) |`);
+    console.log('|---:|---|---:|---:|');
+    for (let round = 1; round <= rounds; round++) {
+      for (const path of round % 2 === 1 ? paths : [...paths].reverse()) {
+        const started = performance.now();
+        const trials = await pool.runTrials(job, sets, { snapshots: path.snapshots });
+        const perSecond = sets.length / ((performance.now() - started) / 1000);
+        const failed = trials.filter((t) => !t.ok).length;
+        if (failed > 0) throw new Error(`${failed} trials failed (${path.name})`);
+        const cpuMs = trials.reduce((sum, t) => sum + t.cpuMs, 0) / trials.length;
+        seen.get(path.name)!.perSecond.push(perSecond);
+        seen.get(path.name)!.cpuMs.push(cpuMs);
+        answers.set(path.name, JSON.stringify(trials.map((t) => (t.ok ? [t.metrics.totalReturn, t.trades] : null))));
+        console.log(`| ${round} | ${path.name} | ${fmt(perSecond)} | ${fmt(cpuMs)} |`);
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const [warm, cold] = paths.map((p) => seen.get(p.name)!);
+  console.log('');
+  console.log(
+    `Snapshots against the runtime per trial (median of ${rounds} rounds): ${fmt(median(warm!.perSecond))} against ${fmt(median(cold!.perSecond))} trials/s, ` +
+      `${(median(warm!.perSecond) / median(cold!.perSecond)).toFixed(2)}x wall; ${fmt(median(warm!.cpuMs))} against ${fmt(median(cold!.cpuMs))} CPU ms/trial, ` +
+      `${(median(cold!.cpuMs) / median(warm!.cpuMs)).toFixed(2)}x CPU. Same answers: ${answers.get(paths[0]!.name) === answers.get(paths[1]!.name)}.`,
+  );
+  console.log('Target (issue 28): at least 2x on 1,000 SMA trials over a year of 1h.');
+}
+
 async function main() {
   console.log(
     `Stratbox sweep bench: ${TRIALS} runs of SMA(fast, slow) over ${YEAR_HOURS} 1h candles, Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()
@@ -98,6 +158,9 @@ async function main() {
       .join(' ')}`,
   );
   const sets = grid(TRIALS);
+  console.log('');
+  await compareSnapshots(sets, ROUNDS);
+  if (process.env.ONLY === 'snapshots') return;
   console.log('');
   console.log(
     `| workers | trials/s (runTrials) | trials/s (slices of ${SLICE}, window, period returns) | candle KB sent (slices) | backtests/s (runBacktest each) | ratio |`,
