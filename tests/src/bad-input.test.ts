@@ -19,6 +19,7 @@ const VALID_BODIES: Partial<Record<RouteKey, Record<string, unknown>>> = {
   'credentials.create': { exchange: 'paper', label: 'l' },
   'deployments.create': { strategyId: `str_${'a'.repeat(22)}`, credentialId: `cred_${'a'.repeat(22)}`, symbols: ['BTC/USDT:USDT'] },
   'deployments.restart': { risk: { maxDrawdown: 0.2 } },
+  'deployments.setDriftAlerts': { minCorrelation: 0.5 },
   'marketplace.create': { strategyId: `str_${'a'.repeat(22)}`, name: 'n', price: 0 },
   'marketplace.update': { name: 'n' },
   'marketplace.purchase': {},

@@ -9,7 +9,7 @@ import { DeploymentId } from './ids.js';
  */
 
 /** `GET /api/deployments/:id/drift?from=&to=`: an optional window (default: the whole recording). */
-export const DriftQuery = z.object({
+export const DriftQuery = z.strictObject({
   from: Timestamp.optional().meta({ description: 'Start of the window (inclusive); default: the first recorded candle' }),
   to: Timestamp.optional().meta({ description: 'End of the window (exclusive); default: after the last recorded candle' }),
 });
