@@ -7,7 +7,7 @@ import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox
 import type { WireCandles, WireJob } from './backtest-job.js';
 import type { BacktestMetrics } from './metrics.js';
 import { periodReturns } from './period-returns.js';
-import { createBacktestWarmStart } from './backtest-session.js';
+import { type BacktestWarmStart, createBacktestWarmStart } from './backtest-session.js';
 import { type EngineLimits, type RunHooks, runBacktestInGuest } from './run-in-guest.js';
 import type { TrialCandleCache } from './trial-candle-cache.js';
 import { type TrialWindow, trialGrid, windowJob } from './trial-window.js';
@@ -118,32 +118,74 @@ export async function runTrialsInGuest(
     if (known === undefined) compiled.set(source, (known = compileStrategySourceAsync(source)));
     return known;
   };
-  const warm = snapshots ? await createBacktestWarmStart(limits) : undefined;
+  const lease = snapshots ? await leaseWarmStart(limits) : undefined;
+  const warm = lease?.warm;
   const runHooks: RunHooks = {
     isCancelled: hooks.isCancelled,
     onProgress() {},
     ...(warm ? { warm } : { wasm: await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)) }),
     compile,
   };
-  for (const [k, params] of paramSets.entries()) {
-    if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The trials were cancelled');
-    try {
-      const out = await runBacktestInGuest({ ...job, params, seed: seeds?.[k] ?? job.seed }, limits, runHooks);
-      const { metrics, cpuMs } = out;
-      const outcome: TrialOutcome = { params, ok: true, used: out.params, metrics, trades: out.trades.length / TRADE_FIELDS, cpuMs, ...lastLogs(out.logs) };
-      if (periodMs !== null) {
-        // The equity is marked at every distinct traded candle time; with one symbol those are its traded candles.
-        const times = out.equityTimes ?? job.candles[0]!.time.subarray(job.history[0]);
-        outcome.returns = periodReturns(times, out.equity, job.initialCapital, trialGrid(job, out.meta, window, periodMs));
+  try {
+    for (const [k, params] of paramSets.entries()) {
+      if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The trials were cancelled');
+      try {
+        const out = await runBacktestInGuest({ ...job, params, seed: seeds?.[k] ?? job.seed }, limits, runHooks);
+        const { metrics, cpuMs } = out;
+        const outcome: TrialOutcome = { params, ok: true, used: out.params, metrics, trades: out.trades.length / TRADE_FIELDS, cpuMs, ...lastLogs(out.logs) };
+        if (periodMs !== null) {
+          // The equity is marked at every distinct traded candle time; with one symbol those are its traded candles.
+          const times = out.equityTimes ?? job.candles[0]!.time.subarray(job.history[0]);
+          outcome.returns = periodReturns(times, out.equity, job.initialCapital, trialGrid(job, out.meta, window, periodMs));
+        }
+        outcomes.push(outcome);
+      } catch (error) {
+        if (!(error instanceof SandboxError) || error.code === 'CANCELLED') throw error;
+        outcomes.push({ params, ok: false, error: { code: error.code, message: error.message }, cpuMs: error.cpuMs, ...lastLogs(error.logs) });
+        if (warm) warm.discard();
+        else runHooks.wasm = await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes));
       }
-      outcomes.push(outcome);
-    } catch (error) {
-      if (!(error instanceof SandboxError) || error.code === 'CANCELLED') throw error;
-      outcomes.push({ params, ok: false, error: { code: error.code, message: error.message }, cpuMs: error.cpuMs, ...lastLogs(error.logs) });
-      if (warm) warm.discard();
-      else runHooks.wasm = await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes));
+      hooks.onTrial(outcomes.length, paramSets.length);
     }
-    hooks.onTrial(outcomes.length, paramSets.length);
+  } catch (error) {
+    lease?.drop();
+    throw error;
+  } finally {
+    lease?.release();
   }
   return outcomes;
+}
+
+/**
+ * Warm starts kept for later calls in this process (a sandbox child), by limits: the guest runtime
+ * is evaluated once per child rather than once per call, so an optimization's slices pay it once.
+ * A warm start sets the memory back byte for byte before every session, so keeping it across calls
+ * shares no more between trials than within one call. One in use by a call is not lent to another
+ * (that one builds its own), and one a call threw through (a cancel, a crash) is dropped.
+ */
+const warmStarts = new Map<string, { warm: Promise<BacktestWarmStart>; busy: boolean }>();
+const MAX_WARM_STARTS = 2;
+
+async function leaseWarmStart(limits: EngineLimits): Promise<{ warm: BacktestWarmStart; release(): void; drop(): void }> {
+  const key = `${limits.build}|${limits.memoryLimitBytes}|${limits.stackLimitBytes}`;
+  let entry = warmStarts.get(key);
+  if (entry === undefined || entry.busy) {
+    const fresh = { warm: createBacktestWarmStart(limits), busy: false };
+    if (entry === undefined) {
+      warmStarts.set(key, fresh);
+      for (const oldest of warmStarts.keys()) if (warmStarts.size > MAX_WARM_STARTS) warmStarts.delete(oldest);
+    }
+    entry = fresh;
+  }
+  const leased = entry;
+  leased.busy = true;
+  const drop = () => {
+    if (warmStarts.get(key) === leased) warmStarts.delete(key);
+  };
+  const warm = await leased.warm.catch((error: unknown) => {
+    leased.busy = false;
+    drop();
+    throw error;
+  });
+  return { warm, release: () => (leased.busy = false), drop };
 }
