@@ -67,7 +67,9 @@ describe('a deployment survives SIGKILL with an order in flight', () => {
     client = createStratboxClient({ baseUrl: server.baseUrl, apiKey });
     const logs = await waitFor('the resumed deployment to tell the strategy about the fill', async () => {
       const lines = await client.deployments.logs({ params: { id: deployment.id }, query: { limit: 1000 } });
-      return lines.some((l) => l.message.startsWith('onOrder filled buy 0.01')) ? lines : null;
+      // The fill reaches the strategy while the runner resumes; the resume's own line comes when it is done.
+      const told = lines.some((l) => l.message.startsWith('onOrder filled buy 0.01'));
+      return told && lines.some((l) => l.message.startsWith('Deployment resumed after a restart')) ? lines : null;
     });
     const messages = logs.map((l) => l.message);
     expect(messages.some((m) => m.startsWith('Deployment resumed after a restart (1 open order(s) reconciled)'))).toBe(true);
