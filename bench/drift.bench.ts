@@ -25,6 +25,10 @@
  *      thresholds to another `minCorrelation` (0.8 and 0.79 by turns, outside the timing), so the
  *      stored report no longer answers (docs/drift.md, "Stored") and the whole window is loaded
  *      from the store, replayed and compared, as when a new candle was recorded.
+ *   C: the same 30 days as a user's plain backtest through the service (`stratbox.backtests.create`,
+ *      one in-process worker: queued, candles loaded, run, result stored, metered), wall time from
+ *      create to completed: the same layers as B (A has none of them: no candles loaded, nothing
+ *      stored or metered).
  * Printed for each: wall ms, sandbox CPU ms (the runner's `computeMs`, the report's `replay.cpuMs`),
  * host CPU ms (this process, `process.cpuUsage`: store, series, journal, comparison), their sum, the
  * ratio B/A per round, and the median ratios.
@@ -70,13 +74,15 @@ const stratbox = createStratbox({
   store: createMemoryStore(),
   logger,
   strategyRunner,
-  workerConcurrency: 0,
+  // one backtest worker, for C (a plain backtest through the service); nothing else queues runs
+  workerConcurrency: 1,
   deployments: { run: false },
   drift: { refresh: false },
   verification: { enabled: false },
 });
 const { store } = stratbox;
 const settings = resolveDriftSettings();
+await stratbox.start(); // the backtest worker of C
 
 // ---- the deployment and its synthesized recording ------------------------------------------------
 
@@ -242,6 +248,26 @@ async function measure(run: () => Promise<number>): Promise<Measured> {
 }
 
 const plainBacktest = () => measure(async () => (await strategyRunner.run(backtestInput, runOptions())).computeMs);
+/** C: the same 30 days as a user's plain backtest through the service: queued, candles loaded, run, result stored, metered. */
+const serviceBacktest = () =>
+  measure(async () => {
+    const created = await stratbox.backtests.create(userId, {
+      strategyId: strategy.id,
+      symbols: [SYMBOL],
+      startDate: dayOf(FROM),
+      endDate: dayOf(TO - 1),
+      timeframe: '1m',
+      initialCapital: CAPITAL,
+    });
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error('the service backtest did not complete within 5 minutes');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const current = await stratbox.backtests.get(userId, created.id);
+      if (current.status === 'completed') return 0;
+      if (current.status === 'failed' || current.status === 'cancelled') throw new Error(`service backtest ${current.status}`);
+    }
+  });
 let parityShare: number | null = null;
 let matchedTrades = 0;
 const driftReport = (round: number) =>
@@ -256,13 +282,15 @@ const driftReport = (round: number) =>
 // one of each first, unmeasured: the sandbox children start and JIT warms up
 await plainBacktest();
 await driftReport(0);
+await serviceBacktest();
 
-const rows: Array<{ round: number; a: Measured; b: Measured }> = [];
+const rows: Array<{ round: number; a: Measured; b: Measured; c: Measured }> = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const a = await plainBacktest();
   await stratbox.drift.setThresholds(userId, deployment.id, { minCorrelation: round % 2 === 0 ? 0.8 : 0.79 });
   const b = await driftReport(round);
-  rows.push({ round, a, b });
+  const c = await serviceBacktest();
+  rows.push({ round, a, b, c });
 }
 
 const total = (m: Measured) => m.sandboxMs + m.hostMs;
@@ -284,8 +312,9 @@ console.log(
     'B/A CPU'.padStart(9),
   ].join(' '),
 );
-for (const { round, a, b } of rows) {
+for (const { round, a, b, c } of rows) {
   console.log([String(round).padStart(5), 'A backtest'.padEnd(14), ...cells(a)].join(' '));
+  console.log([String(round).padStart(5), 'C via service'.padEnd(14), '', f(c.wallMs).padStart(9)].join(' '));
   console.log(
     [String(round).padStart(5), 'B drift report'.padEnd(14), ...cells(b), f(b.wallMs / a.wallMs, 2).padStart(9), f(total(b) / total(a), 2).padStart(9)].join(
       ' ',
@@ -298,6 +327,11 @@ console.log(
   `\nMedian B/A over ${ROUNDS} rounds: wall ${f(wallRatio, 2)}, CPU (sandbox + host) ${f(cpuRatio, 2)}; ` +
     `target <= 1.5: ${wallRatio <= 1.5 && cpuRatio <= 1.5 ? 'met' : 'NOT met'} ` +
     `(report: parity ${parityShare === null ? 'n/a' : f(parityShare * 100)} %, ${matchedTrades} matched trades)`,
+);
+const serviceRatio = median(rows.map((r) => r.b.wallMs / r.c.wallMs));
+console.log(
+  `Median B/C over ${ROUNDS} rounds (C: the same 30 days as a plain backtest through the service, its wall time from create to completed): ` +
+    `wall ${f(serviceRatio, 2)}; target <= 1.5: ${serviceRatio <= 1.5 ? 'met' : 'NOT met'}`,
 );
 // for scale: the store's share of B, reading the recording alone (the memory store copies each candle)
 const reads: number[] = [];
