@@ -170,7 +170,9 @@ export function createDriftService(deps: DriftServiceDeps) {
     );
 
     const orders = await listAllOrders(store, userId, deployment.id);
-    const fills = liveFillsOf(orders).filter((f) => f.time >= window.from && f.time < window.to + stepMs);
+    // Fills within the window: one after its end (the last candle's close) is of an order placed at
+    // the last candle, which the replay, with no later candle, cannot fill either.
+    const fills = liveFillsOf(orders).filter((f) => f.time >= window.from && f.time < window.to);
     // Full resolution (the downsampled curve may skip the candles downtime is measured on).
     const full = output.equitySeries;
     const equityCurve = full
