@@ -24,6 +24,7 @@ import { OPTIMIZATION_JOB } from './optimization-service.js';
 import { type OptimizationPlan, planOptimization, trialParams } from './optimization-plan.js';
 import { buildOptimizationResults, type FoldTest, withoutPerSymbol } from './optimization-results.js';
 import { optimizationProgressChannel, toOptimizationProgressEvent } from './optimization-views.js';
+import { FIRST_SLICE, nextSliceCount, nextSliceSize } from './slice-size.js';
 import { recordOptimizationEnd } from '../notifications/run-events.js';
 
 export type OptimizationWorkerDeps = StrategyRunnerDep & {
@@ -53,10 +54,6 @@ export type OptimizationWorkerDeps = StrategyRunnerDep & {
 
 /** An optimization a crash or stop interrupted this many times is failed. */
 const MAX_ATTEMPTS = 3;
-/** Trials in the first slice, before a slice's CPU time is known. */
-const FIRST_SLICE = 4;
-/** Most trials in one slice. */
-const MAX_SLICE = 256;
 
 /** A run of an optimization (one job delivery): what it loaded and what it knows so far. */
 interface Run {
@@ -232,16 +229,16 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
     const running = new Set<Promise<void>>();
 
     const launch = () => {
-      // Near the end, slices shrink so that the parallel ones finish together (no child idles through a long last slice).
-      const taper = parallel > 1 ? Math.max(1, Math.ceil(todo.length / (2 * parallel))) : size;
-      const indexes = todo.splice(0, Math.min(size, taper, todo.length));
+      const indexes = todo.splice(0, nextSliceCount(todo.length, size, parallel));
       const params = indexes.map((i) => trialParams(spec, run.plan.points[i - first]!));
       const requests = params.map((p) => ({ params: p, seed: runSeed({ ...run.record, ...spec, params: p }) }));
       const slice = (async () => {
         const outcomes = await runner.runTrials(input, requests, { signal: run.signal, tenant: run.record.userId });
         const records = outcomes.map((o, k) => toTrialRecord(run, indexes[k]!, fold, params[k]!, o));
-        const cpu = records.reduce((sum, t) => sum + t.cpuMs, 0);
-        size = Math.max(1, Math.min(MAX_SLICE, Math.round((sliceMs * records.length) / Math.max(1, cpu))));
+        size = nextSliceSize(
+          records.map((t) => t.cpuMs),
+          sliceMs,
+        );
         const after = await commitSlice(run, fold, records);
         if (after?.status !== 'running') throw new StratboxError('CONFLICT', 'The optimization is no longer running');
         await deps.assertComputeLeft?.(run.record.userId);
