@@ -38,7 +38,7 @@ describe('runTrials: the warm start kept across calls', () => {
     expect(expected).toMatchObject({ kept: 0, global: 'undefined', builtin: 'undefined' });
     for (let call = 0; call < 4; call++) {
       // a call with a failed trial in the middle, then calls after it
-      const sets = call === 1 ? [{ mb: '40' }, { fail: '1' }, { mb: '4' }] : [{ mb: '40' }, { mb: '4' }];
+      const sets: Record<string, string>[] = call === 1 ? [{ mb: '40' }, { fail: '1' }, { mb: '4' }] : [{ mb: '40' }, { mb: '4' }];
       const lines = firstLines(await pool.runTrials({ source: MUTATING, candles }, sets, { logs: true }));
       for (const [k, line] of lines.entries()) expect(line, `call ${call} trial ${k}`).toBe(sets[k]!.fail === '1' ? 'STRATEGY_ERROR' : cold[0]);
     }
