@@ -44,6 +44,7 @@ import type { DeploymentRecord } from '../packages/core/src/ports/store.js';
 import { loadBacktestFunding } from '../packages/core/src/backtests/load-backtest-funding.js';
 import { allocateSeries, dayOf, sliceSeries } from '../packages/core/src/market-data/candle-series.js';
 import { deploymentSeed } from '../packages/core/src/drift/deployment-seed.js';
+import { newIntentId } from '../packages/core/src/deployments/drift-recorder.js';
 import { resolveDriftSettings } from '../packages/core/src/drift/drift-settings.js';
 
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
@@ -146,7 +147,7 @@ const curve = journalled.equityCurve.map((p) => ({ time: Date.parse(p.time), equ
 
 await store.deploymentRecordings.recordRun({ deploymentId: deployment.id, startedAt: iso(FROM - STEP), startEquity: CAPITAL, resumed: false });
 const intentOf = (o: (typeof journal)[number]): RecordedIntent => ({
-  id: newId('intent'),
+  id: newIntentId(),
   deploymentId: deployment.id,
   candleTime: o.candleTime,
   source: o.source,

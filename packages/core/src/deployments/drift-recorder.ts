@@ -22,7 +22,7 @@ export interface DriftRecorder {
 }
 
 /** A new intent id (`int_` and 128 random bits, URL-safe). */
-const intentId = () => `int_${randomBytes(16).toString('base64url')}`;
+export const newIntentId = () => `int_${randomBytes(16).toString('base64url')}`;
 
 /** The recorder of one deployment; `now` gives the time rows are recorded at (ISO). */
 export function createDriftRecorder(deploymentId: string, now: () => string): DriftRecorder {
@@ -51,7 +51,7 @@ export function createDriftRecorder(deploymentId: string, now: () => string): Dr
         if (intent.kind === 'cancel') {
           const symbol = state.orders.find((o) => o.id === intent.id)?.symbol ?? symbolOf.get(intent.id) ?? '';
           return {
-            id: intentId(),
+            id: newIntentId(),
             deploymentId,
             candleTime: candleTime(symbol),
             source,
@@ -72,7 +72,7 @@ export function createDriftRecorder(deploymentId: string, now: () => string): Dr
         const o = intent.order;
         symbolOf.set(o.id, o.symbol);
         return {
-          id: intentId(),
+          id: newIntentId(),
           deploymentId,
           candleTime: candleTime(o.symbol),
           source,
