@@ -47,8 +47,13 @@ describe('runTrials: the warm start kept across calls', () => {
   it('a cancelled call leaves the next call a working warm start', async () => {
     const controller = new AbortController();
     const slow = `export function onCandle(ctx, c) { let x = 0; for (let i = 0; i < 200000; i++) x += i; }`;
-    const cancelled = pool.runTrials({ source: slow, candles }, [{}, {}, {}, {}, {}, {}], { signal: controller.signal });
-    setTimeout(() => controller.abort(), 200);
+    // Cancelled mid-call: once its first trial is done, with five to go.
+    const cancelled = pool.runTrials({ source: slow, candles }, [{}, {}, {}, {}, {}, {}], {
+      signal: controller.signal,
+      onProgress: (done) => {
+        if (done >= 1) controller.abort();
+      },
+    });
     await expect(cancelled).rejects.toMatchObject({ code: 'CANCELLED' });
     const lines = firstLines(await pool.runTrials({ source: MUTATING, candles }, [{ mb: '4' }, { mb: '4' }], { logs: true }));
     expect(lines[1]).toBe(lines[0]);
