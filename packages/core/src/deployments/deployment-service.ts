@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { listDeploymentOrders } from './deployment-orders.js';
 import { ACTIVE_DEPLOYMENT_STATUSES, CreateDeploymentBody, RestartDeploymentBody, type DeploymentStatus } from '@stratbox/contract';
 import type { StrategyRunner } from '../ports/strategy-runner.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from '../backtests/strategy-runner-dep.js';
@@ -9,7 +10,7 @@ import { loadRunnableSource, resolveRunnableStrategy } from '../marketplace/lice
 import type { Clock } from '../ports/clock.js';
 import { TIMEFRAME_MS } from '../ports/market-data.js';
 import { ExchangeGatewayError, type ExchangePosition } from '../ports/exchange-gateway.js';
-import type { DeploymentRecord, ListPosition, OrderRecord, Store, StoreRepositories } from '../ports/store.js';
+import type { DeploymentRecord, Store, StoreRepositories } from '../ports/store.js';
 import { paginate, paginateLog } from '../util/cursor.js';
 import { newId } from '../util/ids.js';
 import type { DeploymentLogWriter } from './deployment-log.js';
@@ -205,14 +206,7 @@ export function createDeploymentService(deps: DeploymentServiceDeps) {
      */
     async positions(userId: string, id: string) {
       const record = await load(userId, id);
-      const orders: OrderRecord[] = [];
-      for (let after: ListPosition | undefined; ; ) {
-        const rows = await store.orders.listByDeployment(userId, id, after ? { limit: 500, after } : { limit: 500 });
-        orders.push(...rows);
-        const last = rows[rows.length - 1];
-        if (rows.length < 500 || !last) break;
-        after = { createdAt: last.createdAt, id: last.id };
-      }
+      const orders = await listDeploymentOrders(store, userId, id);
       const live = record.status !== 'stopped' && (await store.credentials.findById(userId, record.credentialId)) !== null;
       let positions: ExchangePosition[] = [];
       if (live) {

@@ -1,4 +1,5 @@
 import type { DeploymentHalt, ReconciliationReport } from '@stratbox/contract';
+import { listDeploymentOrders } from './deployment-orders.js';
 import { clientOrderPrefix } from '../exchanges/client-order-id.js';
 import { parseMarketSymbol } from '../exchanges/market-symbol.js';
 import type { Clock } from '../ports/clock.js';
@@ -82,15 +83,10 @@ export interface Reconciler {
 /** Signed net quantity the deployment's own fills explain, by symbol. */
 export async function positionsFromFills(store: Store, deployment: DeploymentRecord): Promise<Map<string, number>> {
   const net = new Map<string, number>();
-  for (let after: { createdAt: string; id: string } | undefined; ; ) {
-    const page = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 500, ...(after ? { after } : {}) });
-    for (const o of page) {
-      if (o.filledQuantity > 0) net.set(o.symbol, (net.get(o.symbol) ?? 0) + (o.side === 'buy' ? 1 : -1) * o.filledQuantity);
-    }
-    if (page.length < 500) return net;
-    const last = page[page.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.id };
+  for (const o of await listDeploymentOrders(store, deployment.userId, deployment.id)) {
+    if (o.filledQuantity > 0) net.set(o.symbol, (net.get(o.symbol) ?? 0) + (o.side === 'buy' ? 1 : -1) * o.filledQuantity);
   }
+  return net;
 }
 
 const isDerivative = (symbol: string) => parseMarketSymbol(symbol)?.marketType === 'LINEAR';

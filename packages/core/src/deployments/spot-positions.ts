@@ -1,4 +1,5 @@
 import { parseMarketSymbol } from '../exchanges/market-symbol.js';
+import { listDeploymentOrders } from './deployment-orders.js';
 import { ExchangeGatewayError, type CreateOrderRequest, type ExchangeGateway, type ExchangeOrder, type ExchangePosition } from '../ports/exchange-gateway.js';
 import type { DeploymentRecord, OrderRecord, Store } from '../ports/store.js';
 import { exitQuantity } from './exit-quantity.js';
@@ -41,14 +42,7 @@ export interface SpotHolding {
 
 /** The deployment's orders with a fill on `symbol`, oldest change first (as realized P&L counts them). */
 async function filledOrders(store: Store, deployment: DeploymentRecord, symbol: string): Promise<OrderRecord[]> {
-  const all: OrderRecord[] = [];
-  for (let after: { createdAt: string; id: string } | undefined; ; ) {
-    const page = await store.orders.listByDeployment(deployment.userId, deployment.id, { limit: 500, ...(after ? { after } : {}) });
-    all.push(...page.filter((o) => o.symbol === symbol && o.filledQuantity > 0));
-    if (page.length < 500) break;
-    const last = page[page.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
+  const all = (await listDeploymentOrders(store, deployment.userId, deployment.id)).filter((o) => o.symbol === symbol && o.filledQuantity > 0);
   // Oldest first (pages come newest first), kept for equal times by the stable sort.
   return all.reverse().sort((a, b) => (a.updatedAt === b.updatedAt ? a.createdAt.localeCompare(b.createdAt) : a.updatedAt.localeCompare(b.updatedAt)));
 }

@@ -1,20 +1,10 @@
 import type { OrderRecord, StoreRepositories } from '../ports/store.js';
+import { listDeploymentOrders } from '../deployments/deployment-orders.js';
 import type { LiveFill } from './drift-types.js';
 
-const PAGE = 200;
-
-/** Every order of the user's deployment, oldest first (all pages). */
+/** Every order of the user's deployment, oldest first. */
 export async function listAllOrders(repos: Pick<StoreRepositories, 'orders'>, userId: string, deploymentId: string): Promise<OrderRecord[]> {
-  const all: OrderRecord[] = [];
-  let after: { createdAt: string; id: string } | undefined;
-  for (;;) {
-    const page = await repos.orders.listByDeployment(userId, deploymentId, { limit: PAGE, ...(after ? { after } : {}) });
-    all.push(...page);
-    if (page.length < PAGE) break;
-    const last = page[page.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-  return all.reverse();
+  return (await listDeploymentOrders(repos, userId, deploymentId)).reverse();
 }
 
 /**

@@ -1,5 +1,6 @@
+import { listDeploymentOrders } from '../deployments/deployment-orders.js';
 import { realizedPnl } from '../deployments/realized-pnl.js';
-import type { DeploymentRecord, ListPosition, OrderRecord, PurchaseRecord, StoreRepositories } from '../ports/store.js';
+import type { PurchaseRecord, StoreRepositories } from '../ports/store.js';
 import type { VerificationRecordRow } from '../ports/store-verification.js';
 import { decodePoints } from './verification/equity-points.js';
 
@@ -15,7 +16,6 @@ export const MIN_BUYERS = 3;
 export const MAX_BUYERS_READ = 1_000;
 /** At most this many deployments of a buyer (the oldest since the purchase) are read. */
 export const MAX_DEPLOYMENTS_PER_BUYER = 20;
-const ORDER_PAGE = 500;
 
 export interface BuyersOutcome {
   count: number;
@@ -39,17 +39,6 @@ export function median(values: readonly number[]): number | null {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-async function allOrders(store: OutcomeRepositories, deployment: DeploymentRecord): Promise<OrderRecord[]> {
-  const orders: OrderRecord[] = [];
-  for (let after: ListPosition | undefined; ; ) {
-    const rows = await store.orders.listByDeployment(deployment.userId, deployment.id, after ? { limit: ORDER_PAGE, after } : { limit: ORDER_PAGE });
-    orders.push(...rows);
-    const last = rows[rows.length - 1];
-    if (rows.length < ORDER_PAGE || !last) return orders;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-}
-
 /**
  * A buyer's realized return since the purchase, or null when they do not count: the deployments
  * (live or paper, any status) of the listing's strategy they created at or after the purchase
@@ -68,7 +57,7 @@ export async function buyerReturn(store: OutcomeRepositories, purchase: Purchase
   for (const deployment of deployments) {
     const [first] = await store.deploymentRecordings.listRuns(deployment.id);
     if (!first || first.startEquity === null || !(first.startEquity > 0)) continue;
-    const orders = await allOrders(store, deployment);
+    const orders = await listDeploymentOrders(store, deployment.userId, deployment.id);
     pnl += realizedPnl(deployment.symbols, orders).reduce((sum, s) => sum + s.realizedPnl, 0);
     equity += first.startEquity;
     startMs = Math.min(startMs, Date.parse(first.startedAt));
