@@ -56,21 +56,7 @@ function lastPerTime(sorted: readonly EquityPoint[]): EquityPoint[] {
   return out;
 }
 
-/** Each point divided by the first (empty when the first is not positive). */
-export function normalize(points: readonly EquityPoint[]): EquityPoint[] {
-  const base = points[0]?.equity;
-  if (!base || !(base > 0)) return [];
-  return points.map((p) => ({ time: p.time, equity: p.equity / base }));
-}
-
-/** The last point of each UTC day, keyed by the day's index (epoch ms / 1 day, floored). */
-export function dailyCloses(points: readonly EquityPoint[]): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const p of points) out.set(Math.floor(p.time / DAY_MS), p.equity);
-  return out;
-}
-
-/** `dailyCloses(normalize(points))` without the normalized copy. */
+/** The last point of each UTC day (keyed by epoch ms / 1 day, floored), divided by the first point; empty when the first is not positive. */
 export function normalizedDailyCloses(points: readonly EquityPoint[]): Map<number, number> {
   const out = new Map<number, number>();
   const base = points[0]?.equity;

@@ -1,5 +1,6 @@
 import { listDeploymentOrders } from '../deployments/deployment-orders.js';
 import { realizedPnl } from '../deployments/realized-pnl.js';
+import { percentile } from '../research/monte-carlo.js';
 import type { PurchaseRecord, StoreRepositories } from '../ports/store.js';
 import type { VerificationRecordRow } from '../ports/store-verification.js';
 import { decodePoints } from './verification/equity-points.js';
@@ -33,10 +34,12 @@ type OutcomeRepositories = Pick<StoreRepositories, 'purchases' | 'deployments' |
 
 /** The median of `values` (the mean of the middle two for an even count); null when empty. */
 export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return values.length === 0
+    ? null
+    : percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
 }
 
 /**
