@@ -27,7 +27,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
     checkParams(declaration: StrategyDeclaration, params) {
       parseStrategyParams(declaration.params as Record<string, ParamSpec> | undefined, params);
     },
-    async run(input: BacktestRunInput, { signal, onProgress, tenant }) {
+    async run(input: BacktestRunInput, { signal, onProgress, tenant, background }) {
       const candles: Record<
         string,
         { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }
@@ -50,7 +50,12 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
           ...(input.funding === undefined ? {} : { funding: input.funding }),
           ...(input.journal === true ? { journal: true } : {}),
         },
-        { signal, ...(tenant === undefined ? {} : { tenant }), onProgress: (p) => onProgress(p.processedBars, p.totalBars) },
+        {
+          signal,
+          ...(tenant === undefined ? {} : { tenant }),
+          ...(background === undefined ? {} : { background }),
+          onProgress: (p) => onProgress(p.processedBars, p.totalBars),
+        },
       );
       return {
         equityCurve: downsampleEquity(result.series.times, result.series.equity),
@@ -61,7 +66,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
         ...(result.journal === undefined ? {} : { journal: result.journal, journalTruncated: result.journalTruncated === true, equitySeries: result.series }),
       };
     },
-    async runTrials(input, trials, { signal, tenant }) {
+    async runTrials(input, trials, { signal, tenant, background }) {
       const outcomes = await pool.runTrials(
         {
           source: input.source,
@@ -79,6 +84,7 @@ export function createSandboxStrategyRunner(pool: SandboxPool): StrategyRunner {
         {
           signal,
           ...(tenant === undefined ? {} : { tenant }),
+          ...(background === undefined ? {} : { background }),
           window: input.window,
           periods: { periodMs: input.periodMs },
           seeds: trials.map((t) => t.seed),

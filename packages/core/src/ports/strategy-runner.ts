@@ -111,6 +111,11 @@ export type TrialRunOutcome =
 export interface TenantOption {
   /** The user id; runs of different users take turns, and each user has a cap on runs at once. */
   tenant?: string;
+  /**
+   * Platform work (verified listings' records), not a user's: it runs only on sandbox capacity
+   * that no user's call may use at that moment, and never makes a user's call wait. Default false.
+   */
+  background?: boolean;
 }
 
 /**
@@ -129,7 +134,8 @@ export interface TenantOption {
  *   CPU time the run used before it ended, however it ended (for usage metering); and, when
  *   they could be saved, `logs`: the `StrategyLogLine`s the strategy wrote before it failed.
  * - Determinism: the same input, with the same `seed`, gives the same output.
- * - Fairness: calls with different `tenant`s take turns; a check never waits behind a run.
+ * - Fairness: calls with different `tenant`s take turns; a check never waits behind a run; a
+ *   user's call never waits behind `background` work, which runs on what users leave idle.
  * - `close` rejects waiting and running calls (POOL_CLOSED) and releases every process; later
  *   calls reject the same way. Safe to call twice.
  */

@@ -25,8 +25,12 @@ function pool(overrides: Partial<ProcessPoolOptions<Lane>> = {}): ProcessPool<La
   });
 }
 
-const run = (p: ProcessPool<Lane>, lane: Lane, job: TestChildJob, extra: { wallTimeMs?: number; signal?: AbortSignal; tenant?: string } = {}) =>
-  p.run({ lane, payload: job, wallTimeMs: extra.wallTimeMs ?? 60_000, signal: extra.signal, tenant: extra.tenant });
+const run = (
+  p: ProcessPool<Lane>,
+  lane: Lane,
+  job: TestChildJob,
+  extra: { wallTimeMs?: number; signal?: AbortSignal; tenant?: string; background?: boolean } = {},
+) => p.run({ lane, payload: job, wallTimeMs: extra.wallTimeMs ?? 60_000, signal: extra.signal, tenant: extra.tenant, background: extra.background });
 
 async function rejection(promise: Promise<unknown>): Promise<SandboxError> {
   const outcome = await promise.then(
@@ -156,4 +160,68 @@ describe('process pool (generic: opaque jobs in child processes)', () => {
     expect(await left).toMatchObject({ code: 'POOL_CLOSED' });
     await expect(run(capped, 'quick', { kind: 'echo', value: 1 })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
   }, 60_000);
+
+  it("never makes a user wait behind background work plus a stranger's run, and runs background work on what users leave idle", async () => {
+    const two = pool({ lanes: { quick: { size: 1 }, slow: { size: 2, maxRunningPerTenant: 1 } } });
+    const platform = { tenant: 'platform', background: true };
+    const ended: string[] = [];
+    const note = <T>(name: string, promise: Promise<T>) =>
+      promise.then(
+        (value) => {
+          ended.push(name);
+          return value;
+        },
+        (error: unknown) => {
+          ended.push(name);
+          throw error;
+        },
+      );
+    try {
+      // users idle: the platform's work takes a child
+      const stopPlatform = new AbortController();
+      const verifying = note('verifying', run(two, 'slow', { kind: 'spin' }, { ...platform, signal: stopPlatform.signal }));
+      await until(() => two.stats().busy === 1, 'the platform job to start');
+      // a stranger's run takes the other child
+      const stopA = new AbortController();
+      const a1 = note('a1', run(two, 'slow', { kind: 'spin' }, { tenant: 'a', signal: stopA.signal }));
+      await until(() => two.stats().busy === 2, "a's run to start");
+      // more platform work and more of a's runs wait (the platform keeps within the size, a is at its cap)
+      const queuedPlatform = note('verified', run(two, 'slow', { kind: 'echo', value: 'verified' }, platform));
+      const a2 = note('a2', run(two, 'slow', { kind: 'echo', value: 'a2' }, { tenant: 'a' }));
+      expect(two.stats()).toMatchObject({ busy: 2, queued: 2, children: 2 });
+
+      // b's run does not wait for either: it gets a child over the size
+      const startedAt = performance.now();
+      await expect(run(two, 'slow', { kind: 'echo', value: 'b1' }, { tenant: 'b' })).resolves.toMatchObject({ output: { value: 'b1' } });
+      const waitedMs = performance.now() - startedAt;
+      expect(two.stats()).toMatchObject({ busy: 2, queued: 2, children: 3 });
+      expect(ended).toEqual([]);
+
+      // with both users' children busy, a user's run waits, and goes before the platform's work
+      const stopB = new AbortController();
+      const b2 = note('b2', run(two, 'slow', { kind: 'spin' }, { tenant: 'b', signal: stopB.signal }));
+      await until(() => two.stats().busy === 3, "b's second run to start");
+      const c1 = note('c1', run(two, 'slow', { kind: 'echo', value: 'c1' }, { tenant: 'c' }));
+      // the platform job ends: its child is not the users' to keep, and nobody else may start now
+      stopPlatform.abort();
+      expect(await rejection(verifying)).toMatchObject({ code: 'CANCELLED' });
+      await until(() => two.stats().children === 2, 'the child over the size to stop');
+      expect(two.stats()).toMatchObject({ busy: 2, queued: 3 });
+      // a's run ends: c's and then a's next run take its child before the platform's work does
+      stopA.abort();
+      await rejection(a1);
+      await expect(c1).resolves.toMatchObject({ output: { value: 'c1' } });
+      await expect(a2).resolves.toMatchObject({ output: { value: 'a2' } });
+      // a user's child is idle (b's run still going): the platform's work completes
+      await expect(queuedPlatform).resolves.toMatchObject({ output: { value: 'verified' } });
+      expect(ended).toEqual(['verifying', 'a1', 'c1', 'a2', 'verified']);
+      expect(two.stats()).toMatchObject({ busy: 1, queued: 0 });
+      expect(two.stats().children).toBeLessThanOrEqual(2);
+      stopB.abort();
+      await rejection(b2);
+      console.info(`b's run waited ${Math.round(waitedMs)} ms (a child started for it) while a's run and the platform's held both children`);
+    } finally {
+      await two.close();
+    }
+  }, 120_000);
 });

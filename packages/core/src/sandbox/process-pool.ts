@@ -45,6 +45,13 @@ export interface PoolJob<L extends string> {
   lane: L;
   /** Whose job this is (a user id): tenants take turns for a lane's free children. */
   tenant?: string | undefined;
+  /**
+   * Work of the platform rather than of a user (a verified listing's record): it takes a child
+   * only when no user's job of the lane may start, and only while users run fewer jobs than the
+   * lane's size; a user's job that then finds no free child gets a child over the size instead of
+   * waiting for it. Default false.
+   */
+  background?: boolean | undefined;
   /** Sent to the child program as it is (structured clone). */
   payload: unknown;
   /** Wall-clock time from the job's start, after which the host kills the child (TIMEOUT). */
@@ -73,6 +80,11 @@ export interface PoolJobResult {
  *   time the job used, read from /proc just before a kill when the child could not say;
  * - a failed job never takes the pool down: a killed, crashed or recycled child is replaced;
  * - within a lane, tenants take turns, and a tenant never runs more than the lane's cap;
+ * - background jobs (`PoolJob.background`) never cost users a child: they start only on a child
+ *   that no user's job may take, while users run fewer jobs than the lane's size, and while they
+ *   hold children a user's job that finds none free gets a child over the size (at most one per
+ *   background job running), which stops once idle. Users' jobs go first; a background job runs
+ *   to its end once started, and starts whenever users leave a child idle;
  * - a child that keeps dying before it is ready fails the waiting jobs instead of respawning forever.
  */
 export interface ProcessPool<L extends string> {
@@ -87,6 +99,7 @@ interface Task<L extends string> {
   id: number;
   job: PoolJob<L>;
   tenant: string;
+  background: boolean;
   resolve(value: PoolJobResult): void;
   reject(error: Error): void;
   onAbort?: () => void;
@@ -155,12 +168,18 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
     POOL_CLOSED: () => 'The sandbox pool was closed',
   };
   const slots: Slot<L>[] = [];
-  const queues = Object.fromEntries(lanes.map((lane) => [lane, createFairQueue<Task<L>>()])) as Record<L, FairQueue<Task<L>>>;
+  /** Per lane, users' jobs and background jobs wait in lines of their own. */
+  const queues = Object.fromEntries(lanes.map((lane) => [lane, { users: createFairQueue<Task<L>>(), background: createFairQueue<Task<L>>() }])) as Record<
+    L,
+    { users: FairQueue<Task<L>>; background: FairQueue<Task<L>> }
+  >;
+  const lineOf = (task: Task<L>) => (task.background ? queues[task.job.lane].background : queues[task.job.lane].users);
+  const queuedIn = (lane: L) => queues[lane].users.size + queues[lane].background.size;
   let nextId = 1;
   let closed = false;
   let startFailures = 0;
 
-  const drainAll = () => lanes.flatMap((lane) => queues[lane].drain());
+  const drainAll = () => lanes.flatMap((lane) => [...queues[lane].users.drain(), ...queues[lane].background.drain()]);
 
   function settle(task: Task<L>, error: Error | null, value?: PoolJobResult) {
     if (task.settled) return;
@@ -319,24 +338,46 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
   }
 
   function dispatchLane(lane: L) {
-    const queue = queues[lane];
+    const { users, background } = queues[lane];
     const { size, maxRunningPerTenant } = options.lanes[lane];
     const canTake = maxRunningPerTenant === undefined ? undefined : (tenant: string) => runningOf(lane, tenant) < maxRunningPerTenant;
-    while (queue.size > 0 && !closed) {
+    while (!closed) {
       const laneSlots = slots.filter((s) => s.lane === lane);
+      let userRunning = 0;
+      let backgroundRunning = 0;
+      for (const s of laneSlots) {
+        if (s.task?.background) backgroundRunning++;
+        else if (s.task) userRunning++;
+      }
+      // a user's job first; a background job only on what users cannot use now, within the size
+      const line = userRunning < size && users.peek(canTake) ? users : userRunning + backgroundRunning < size && background.peek(canTake) ? background : null;
+      if (!line) break; // nothing waits, or every waiting tenant is at its cap
       const free = laneSlots.find((s) => s.ready && !s.task && !s.killReason);
       if (free) {
-        const task = queue.take(canTake);
-        if (!task) break; // every waiting tenant is at its cap
-        start(free, task);
+        start(free, line.take(canTake)!);
         continue;
       }
+      // for a user's job, children held by background jobs do not count against the size
       const starting = laneSlots.filter((s) => !s.ready && !s.killReason).length;
-      if (laneSlots.length < size && starting < queue.size) {
+      if (laneSlots.length < (line === users ? size + backgroundRunning : size) && starting < queuedIn(lane)) {
         spawn(lane);
         continue;
       }
       break;
+    }
+    retireSurplus(lane, size);
+  }
+
+  /** Stops idle children over the size that no background job accounts for any more (children started for users while background jobs held others). */
+  function retireSurplus(lane: L, size: number) {
+    const live = slots.filter((s) => s.lane === lane && !s.killReason);
+    const backgroundRunning = live.filter((s) => s.task?.background).length;
+    let surplus = live.length - (size + backgroundRunning);
+    for (const s of live) {
+      if (surplus <= 0) break;
+      if (s.task) continue;
+      kill(s, 'CRASHED'); // no job: its exit only removes it
+      surplus--;
     }
   }
 
@@ -349,11 +390,21 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
       return new Promise<PoolJobResult>((resolve, reject) => {
         if (closed) return reject(new SandboxError('POOL_CLOSED', 'The sandbox pool was closed'));
         if (job.signal?.aborted) return reject(new SandboxError('CANCELLED', cancelledMessage));
-        const task: Task<L> = { id: nextId++, job, tenant: job.tenant ?? '', resolve, reject, startedAt: 0, cpuAtStart: null, settled: false };
+        const task: Task<L> = {
+          id: nextId++,
+          job,
+          tenant: job.tenant ?? '',
+          background: job.background === true,
+          resolve,
+          reject,
+          startedAt: 0,
+          cpuAtStart: null,
+          settled: false,
+        };
         const { signal } = job;
         if (signal) {
           task.onAbort = () => {
-            if (queues[job.lane].remove(task)) {
+            if (lineOf(task).remove(task)) {
               settle(task, new SandboxError('CANCELLED', cancelledMessage));
               return;
             }
@@ -366,7 +417,7 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
           };
           signal.addEventListener('abort', task.onAbort, { once: true });
         }
-        queues[job.lane].push(task.tenant, task);
+        lineOf(task).push(task.tenant, task);
         dispatch();
       });
     },
@@ -375,7 +426,7 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
       return {
         children: slots.length,
         busy: slots.filter((s) => s.task).length,
-        queued: lanes.reduce((n, lane) => n + queues[lane].size, 0),
+        queued: lanes.reduce((n, lane) => n + queuedIn(lane), 0),
         pids: slots.map((s) => s.child.pid).filter((p): p is number => p !== undefined),
       };
     },

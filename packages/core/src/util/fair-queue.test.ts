@@ -12,6 +12,18 @@ describe('createFairQueue', () => {
     expect(q.size).toBe(48);
   });
 
+  it('peeks at the item take would return, leaving it and the turns as they were', () => {
+    const q = createFairQueue<string>();
+    q.push('a', 'a1');
+    q.push('b', 'b1');
+    expect(q.peek((g) => g !== 'a')).toBe('b1');
+    expect(q.peek()).toBe('a1');
+    expect(q.peek(() => false)).toBeUndefined();
+    expect(q.size).toBe(2);
+    expect(q.take()).toBe('a1');
+    expect(q.take()).toBe('b1');
+  });
+
   it('takes groups in turns, each group in its own order', () => {
     const q = createFairQueue<string>();
     ['a1', 'a2', 'a3'].forEach((x) => q.push('a', x));

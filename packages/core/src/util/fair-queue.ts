@@ -12,6 +12,8 @@ export interface FairQueue<T> {
    * served first), among those `canTake(group)` allows. Undefined if none may go now.
    */
   take(canTake?: (group: string) => boolean): T | undefined;
+  /** The item `take(canTake)` would return now, left where it is. */
+  peek(canTake?: (group: string) => boolean): T | undefined;
   /** Removes one item wherever it waits; false if it was not there. */
   remove(item: T): boolean;
   /** The first waiting item that matches, or undefined. */
@@ -39,6 +41,20 @@ export function createFairQueue<T>(): FairQueue<T> {
     }
   }
 
+  /** The group whose turn it is among those `canTake` allows, if any. */
+  function next(canTake?: (group: string) => boolean): string | undefined {
+    let best: string | undefined;
+    let bestTurn = Infinity;
+    for (const group of lines.keys()) {
+      const last = lastTurn.get(group) ?? -1;
+      if (last < bestTurn && (!canTake || canTake(group))) {
+        best = group;
+        bestTurn = last;
+      }
+    }
+    return best;
+  }
+
   return {
     push(group, item) {
       const line = lines.get(group);
@@ -47,15 +63,7 @@ export function createFairQueue<T>(): FairQueue<T> {
       size++;
     },
     take(canTake) {
-      let best: string | undefined;
-      let bestTurn = Infinity;
-      for (const group of lines.keys()) {
-        const last = lastTurn.get(group) ?? -1;
-        if (last < bestTurn && (!canTake || canTake(group))) {
-          best = group;
-          bestTurn = last;
-        }
-      }
+      const best = next(canTake);
       if (best === undefined) return undefined;
       const line = lines.get(best)!;
       const item = line.shift()!;
@@ -65,6 +73,10 @@ export function createFairQueue<T>(): FairQueue<T> {
       forget();
       size--;
       return item;
+    },
+    peek(canTake) {
+      const best = next(canTake);
+      return best === undefined ? undefined : lines.get(best)![0];
     },
     remove(item) {
       for (const [group, line] of lines) {

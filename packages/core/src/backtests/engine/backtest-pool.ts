@@ -88,6 +88,11 @@ export interface RunOptions {
   onProgress?: (progress: BacktestProgress) => void;
   /** Whose run this is (a user id): tenants take turns, see `maxRunningPerTenant`. */
   tenant?: string;
+  /**
+   * Platform work (a verified listing's record), not a user's: it runs only on a child no user's
+   * run may take, and never makes a user's run wait (process-pool.ts, `PoolJob.background`). Default false.
+   */
+  background?: boolean;
   /** Aborting stops the job: a queued job at once, a running one within about a second. */
   signal?: AbortSignal;
 }
@@ -170,7 +175,7 @@ export interface SandboxPool {
    * rejects with `StratboxError('VALIDATION_FAILED')` (400) whose details hold `{ path, message }`
    * problems (with line and column for syntax errors) and the sandbox `code`.
    */
-  inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string }): Promise<StrategyInspection>;
+  inspectStrategy(source: string, options?: { signal?: AbortSignal; tenant?: string; background?: boolean }): Promise<StrategyInspection>;
   /** Children currently alive (with their process ids) and jobs waiting, both lanes together. */
   stats(): SandboxPoolStats;
   /** Rejects queued and running jobs with POOL_CLOSED and stops every child. */
@@ -251,6 +256,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
       const answer = await pool.run({
         lane: 'run',
         tenant: runOptions.tenant,
+        background: runOptions.background,
         payload: { kind: 'run', job: wire, limits } satisfies BacktestChildJob,
         wallTimeMs,
         signal: runOptions.signal,
@@ -290,6 +296,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         const { output } = await pool.run({
           lane: 'run',
           tenant: trialOptions.tenant,
+          background: trialOptions.background,
           payload,
           wallTimeMs: wallTimeMs * params.length,
           signal: trialOptions.signal,
@@ -310,6 +317,7 @@ export function createSandboxPool(options: SandboxPoolOptions = {}): SandboxPool
         const answer = await pool.run({
           lane: 'inspect',
           tenant: inspectOptions.tenant,
+          background: inspectOptions.background,
           payload: { kind: 'inspect', source, limits: { ...limits, cpuTimeMs: inspectCpuTimeMs } } satisfies BacktestChildJob,
           wallTimeMs: inspectCpuTimeMs * 2 + 2000,
           signal: inspectOptions.signal,

@@ -3,7 +3,7 @@ import type { CandleSeries } from '../../ports/market-data.js';
 import type { VerificationRecordRow } from '../../ports/store-verification.js';
 import type { BacktestRunInput, BacktestRunOutput, StrategyRunner } from '../../ports/strategy-runner.js';
 
-/** One sandbox run of what a record's identity says (version, parameters, fees, slippage, capital), under the platform's tenant. */
+/** One sandbox run of what a record's identity says (version, parameters, fees, slippage, capital), under the platform's tenant, as background work (users' runs go first). */
 export function runRecordIdentity(
   deps: { strategyRunner: StrategyRunner; signal?: AbortSignal | undefined; settings: { tenant: string } },
   record: VerificationRecordRow,
@@ -38,6 +38,6 @@ export function runRecordIdentity(
       }),
       ...(run.funding ? { funding: run.funding } : {}),
     },
-    { signal: deps.signal ?? new AbortController().signal, tenant: deps.settings.tenant, onProgress: () => {} },
+    { signal: deps.signal ?? new AbortController().signal, tenant: deps.settings.tenant, background: true, onProgress: () => {} },
   );
 }

@@ -11,7 +11,7 @@ export interface RecordStrategy {
 
 /**
  * The version a record verifies, from the seller's strategy: its source (which must still hash to
- * the record's `sourceSha256`) and its declaration, inspected under the platform's tenant. Throws
+ * the record's `sourceSha256`) and its declaration, inspected under the platform's tenant as background work. Throws
  * an error coded STRATEGY_DELETED when the version is gone, SOURCE_CHANGED when it hashes otherwise.
  */
 export async function loadRecordStrategy(
@@ -25,7 +25,7 @@ export async function loadRecordStrategy(
   if (version.sourceSha256 !== record.identity.sourceSha256) {
     throw Object.assign(new Error('The listed version no longer has the verified source'), { code: 'SOURCE_CHANGED' });
   }
-  return { source: version.source, declaration: await runner.inspect(version.source, { tenant }) };
+  return { source: version.source, declaration: await runner.inspect(version.source, { tenant, background: true }) };
 }
 
 /** Errors whose message speaks of data or of the platform, never quoting the strategy's code. */

@@ -60,7 +60,7 @@ export async function newVerificationRecord(deps: NewVerificationRecordDeps, inp
   const strategy = await store.strategies.findById(input.sellerId, input.strategyId);
   const version = strategy ? await store.strategies.getVersion(input.sellerId, input.strategyId, input.strategyVersion) : null;
   if (!strategy || !version) throw new StratboxError('NOT_FOUND', `Strategy ${input.strategyId} version ${input.strategyVersion} not found`);
-  const declaration = await deps.strategyRunner.inspect(version.source, { tenant: settings.tenant });
+  const declaration = await deps.strategyRunner.inspect(version.source, { tenant: settings.tenant, background: true });
   const params = defaultParams(declaration);
   const timeframe = (input.timeframe ?? declaration.timeframe ?? '1h') as TimeframeName;
   const fits = runTimeframes(timeframe, declaration.timeframes as TimeframeName[] | undefined);

@@ -28,7 +28,10 @@ export interface VerificationSettings {
   backtestDays: number;
   /** How often the verification loop runs a round (default 60,000 ms). */
   intervalMs: number;
-  /** The sandbox tenant of platform runs: takes turns with users, so it never blocks them. */
+  /**
+   * The sandbox tenant of platform runs. They run as background work: only on sandbox children no
+   * user's run may take, so a user's run never waits behind one (docs/engine.md, "The sandbox pool").
+   */
   tenant: string;
   /** Records read from the store at a time by the loop (default 500). */
   pageSize: number;
