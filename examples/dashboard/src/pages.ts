@@ -1,69 +1,56 @@
-import type { Route } from './routing/route.js';
-import { createLazyPage, type LazyPage } from './ui/lazy-page.js';
+import { createElement, type ComponentType, type ReactElement } from 'react';
+import { isRoute, NAV_SECTIONS, type Route, type RouteName, type RouteParams, recordOf, routeKey } from './routing/route.js';
+import { createLazyPage } from './ui/lazy-page.js';
+
+/** A route's page: its code loaded on demand, and rendered with the route's params as props. */
+interface RoutePage<N extends RouteName> {
+  name: N;
+  preload(): Promise<void>;
+  /** The page of `route` when it is this page's; mounted anew when the record it shows changes (`routeKey`). */
+  render(route: Route): ReactElement | null;
+}
+
+function routePage<N extends RouteName>(name: N, load: () => Promise<ComponentType<RouteParams<N>>>): RoutePage<N> {
+  const Page = createLazyPage(load);
+  return { name, preload: Page.preload, render: (route) => (isRoute(route, name) ? createElement(Page, { ...route, key: routeKey(route) }) : null) };
+}
 
 /*
- * The pages, each loaded when first opened: the sign-in and list pages need neither CodeMirror
- * nor the charts, so the first load stays small. `preloadPage` loads the page of the address
- * before the first render, so the page shows without a loading step.
+ * The page of each route, each loaded when first opened: the sign-in and list pages need neither
+ * CodeMirror nor the charts, so the first load stays small. `preloadPage` loads the page of the
+ * address before the first render, so the page shows without a loading step.
  */
-export const StrategyListPage = createLazyPage(() => import('./strategies/strategy-list-page.js').then((m) => m.StrategyListPage));
-export const StrategyNewPage = createLazyPage(() => import('./strategies/strategy-new-page.js').then((m) => m.StrategyNewPage));
-export const StrategyPage = createLazyPage(() => import('./strategies/strategy-page.js').then((m) => m.StrategyPage));
-export const BacktestListPage = createLazyPage(() => import('./backtests/backtest-list-page.js').then((m) => m.BacktestListPage));
-export const BacktestNewPage = createLazyPage(() => import('./backtests/backtest-new-page.js').then((m) => m.BacktestNewPage));
-export const BacktestPage = createLazyPage(() => import('./backtests/backtest-page.js').then((m) => m.BacktestPage));
-export const OptimizationListPage = createLazyPage(() => import('./optimizations/optimization-list-page.js').then((m) => m.OptimizationListPage));
-export const OptimizationNewPage = createLazyPage(() => import('./optimizations/optimization-new-page.js').then((m) => m.OptimizationNewPage));
-export const OptimizationPage = createLazyPage(() => import('./optimizations/optimization-page.js').then((m) => m.OptimizationPage));
-export const DeploymentListPage = createLazyPage(() => import('./deployments/deployment-list-page.js').then((m) => m.DeploymentListPage));
-export const DeploymentNewPage = createLazyPage(() => import('./deployments/deployment-new-page.js').then((m) => m.DeploymentNewPage));
-export const DeploymentPage = createLazyPage(() => import('./deployments/deployment-page.js').then((m) => m.DeploymentPage));
-export const MarketplacePage = createLazyPage(() => import('./marketplace/marketplace-page.js').then((m) => m.MarketplacePage));
-export const ListingPage = createLazyPage(() => import('./marketplace/listing-page.js').then((m) => m.ListingPage));
-export const MyListingsPage = createLazyPage(() => import('./marketplace/my-listings-page.js').then((m) => m.MyListingsPage));
-export const PurchasesPage = createLazyPage(() => import('./marketplace/purchases-page.js').then((m) => m.PurchasesPage));
-export const CompareBacktestsPage = createLazyPage(() => import('./compare/compare-page.js').then((m) => m.CompareBacktestsPage));
-export const BillingPage = createLazyPage(() => import('./billing/billing-page.js').then((m) => m.BillingPage));
-export const NotificationsPage = createLazyPage(() => import('./notifications/notifications-page.js').then((m) => m.NotificationsPage));
-
-const PAGES: Record<Route['name'], Pick<LazyPage<object>, 'preload'> | null> = {
-  strategies: StrategyListPage,
-  newStrategy: StrategyNewPage,
-  strategy: StrategyPage,
-  backtests: BacktestListPage,
-  newBacktest: BacktestNewPage,
-  backtest: BacktestPage,
-  optimizations: OptimizationListPage,
-  newOptimization: OptimizationNewPage,
-  optimization: OptimizationPage,
-  deployments: DeploymentListPage,
-  newDeployment: DeploymentNewPage,
-  deployment: DeploymentPage,
-  marketplace: MarketplacePage,
-  myListings: MyListingsPage,
-  purchases: PurchasesPage,
-  listing: ListingPage,
-  compareBacktests: CompareBacktestsPage,
-  billing: BillingPage,
-  notifications: NotificationsPage,
-  notFound: null,
+const PAGES: { [N in RouteName]: RoutePage<N> } = {
+  strategies: routePage('strategies', () => import('./strategies/strategy-list-page.js').then((m) => m.StrategyListPage)),
+  newStrategy: routePage('newStrategy', () => import('./strategies/strategy-new-page.js').then((m) => m.StrategyNewPage)),
+  strategy: routePage('strategy', () => import('./strategies/strategy-page.js').then((m) => m.StrategyPage)),
+  backtests: routePage('backtests', () => import('./backtests/backtest-list-page.js').then((m) => m.BacktestListPage)),
+  newBacktest: routePage('newBacktest', () => import('./backtests/backtest-new-page.js').then((m) => m.BacktestNewPage)),
+  compareBacktests: routePage('compareBacktests', () => import('./compare/compare-page.js').then((m) => m.CompareBacktestsPage)),
+  backtest: routePage('backtest', () => import('./backtests/backtest-page.js').then((m) => m.BacktestPage)),
+  optimizations: routePage('optimizations', () => import('./optimizations/optimization-list-page.js').then((m) => m.OptimizationListPage)),
+  newOptimization: routePage('newOptimization', () => import('./optimizations/optimization-new-page.js').then((m) => m.OptimizationNewPage)),
+  optimization: routePage('optimization', () => import('./optimizations/optimization-page.js').then((m) => m.OptimizationPage)),
+  deployments: routePage('deployments', () => import('./deployments/deployment-list-page.js').then((m) => m.DeploymentListPage)),
+  newDeployment: routePage('newDeployment', () => import('./deployments/deployment-new-page.js').then((m) => m.DeploymentNewPage)),
+  deployment: routePage('deployment', () => import('./deployments/deployment-page.js').then((m) => m.DeploymentPage)),
+  marketplace: routePage('marketplace', () => import('./marketplace/marketplace-page.js').then((m) => m.MarketplacePage)),
+  myListings: routePage('myListings', () => import('./marketplace/my-listings-page.js').then((m) => m.MyListingsPage)),
+  purchases: routePage('purchases', () => import('./marketplace/purchases-page.js').then((m) => m.PurchasesPage)),
+  listing: routePage('listing', () => import('./marketplace/listing-page.js').then((m) => m.ListingPage)),
+  billing: routePage('billing', () => import('./billing/billing-page.js').then((m) => m.BillingPage)),
+  notifications: routePage('notifications', () => import('./notifications/notifications-page.js').then((m) => m.NotificationsPage)),
 };
+
+/** The page of a route (its code loads when it first renders, unless preloaded); null for `notFound`. */
+export function renderPage(route: Route): ReactElement | null {
+  return route.name === 'notFound' ? null : PAGES[route.name].render(route);
+}
 
 /** Loads the code of a route's page; settles (never rejects) once it is loaded or failed to. */
 export function preloadPage(route: Route): Promise<void> {
-  return PAGES[route.name]?.preload().catch(() => undefined) ?? Promise.resolve();
+  return route.name === 'notFound' ? Promise.resolve() : PAGES[route.name].preload().catch(() => undefined);
 }
-
-/** The pages the top bar links to from every page. */
-const SECTIONS: Route['name'][] = ['strategies', 'backtests', 'optimizations', 'deployments', 'marketplace', 'billing', 'notifications'];
-/** From a list, the page of one of its records. */
-const RECORD_OF: Partial<Record<Route['name'], Route['name']>> = {
-  strategies: 'strategy',
-  backtests: 'backtest',
-  optimizations: 'optimization',
-  deployments: 'deployment',
-  marketplace: 'listing',
-};
 
 /**
  * Loads the code of the pages a user likely opens next from `route` (the top bar's sections, and
@@ -71,11 +58,11 @@ const RECORD_OF: Partial<Record<Route['name'], Route['name']>> = {
  * (the page loads again when opened).
  */
 export async function preloadLikelyPages(route: Route, idle: () => Promise<void>): Promise<void> {
-  const record = RECORD_OF[route.name];
-  const next = new Set([...SECTIONS, ...(record ? [record] : [])]);
-  next.delete(route.name);
+  const record = route.name === 'notFound' ? undefined : recordOf(route.name);
+  const next = new Set<RouteName>([...NAV_SECTIONS.map((section) => section.name), ...(record ? [record] : [])]);
+  if (route.name !== 'notFound') next.delete(route.name);
   for (const name of next) {
     await idle();
-    await PAGES[name]?.preload().catch(() => undefined);
+    await PAGES[name].preload().catch(() => undefined);
   }
 }

@@ -1,30 +1,29 @@
-import type { BacktestStatus, BacktestSummary } from '@stratbox/client';
+import type { BacktestStatus } from '@stratbox/client';
 import { useState } from 'react';
 import { CompareButton, ComparePick, useComparePicks } from '../compare/compare-picks.js';
-import { RunTargetLink } from '../marketplace/run-target-link.js';
 import { useRunTargets } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
+import { createdColumn, runStatusColumn, strategyColumn } from '../runs/run-columns.js';
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { formatTime } from '../ui/format.js';
-import { PagedListView } from '../ui/paged-list-view.js';
+import { PagedTable } from '../ui/paged-table.js';
 import { usePagedList } from '../ui/use-paged-list.js';
-import { StatusBadge } from './status-badge.js';
 
 const STATUSES: BacktestStatus[] = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 
 /** The user's backtests, newest first, optionally of one strategy or one status. */
-export function BacktestListPage({ strategyId }: { strategyId: string | undefined }) {
+export function BacktestListPage({ strategyId }: { strategyId?: string }) {
   const client = useClient();
   const [status, setStatus] = useState<BacktestStatus | ''>('');
   // the strategy column: own strategies by name and page, bought ones by their listing's
   const targetOf = useRunTargets();
   const picks = useComparePicks();
-  const list = usePagedList<BacktestSummary>(`backtests:${strategyId ?? ''}:${status}`, async (cursor, signal) => {
-    const query = { limit: 50, ...(strategyId ? { strategyId } : {}), ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
-    const page = await client.backtests.list({ query }, { signal });
-    return { items: page.backtests, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    `backtests:${strategyId ?? ''}:${status}`,
+    (at, signal) => client.backtests.list({ query: { limit: 50, ...(strategyId ? { strategyId } : {}), ...(status ? { status } : {}), ...at } }, { signal }),
+    (page) => page.backtests,
+  );
 
   return (
     <section>
@@ -49,7 +48,7 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
         {strategyId ? <Link to={{ name: 'backtests' }}>Show every strategy’s backtests</Link> : null}
         <CompareButton picks={picks} />
       </div>
-      <PagedListView
+      <PagedTable
         list={list}
         errorTitle="Could not load your backtests"
         loadingLabel="Loading backtests…"
@@ -60,45 +59,21 @@ export function BacktestListPage({ strategyId }: { strategyId: string | undefine
             </p>
           </EmptyState>
         }
-      >
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Strategy</th>
-                <th scope="col">Symbols</th>
-                <th scope="col">Range</th>
-                <th scope="col">Timeframe</th>
-                <th scope="col">Status</th>
-                <th scope="col">Compare</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((b) => (
-                <tr key={b.id}>
-                  <th scope="row">
-                    <Link to={{ name: 'backtest', id: b.id }}>{formatTime(b.createdAt)}</Link>
-                  </th>
-                  <td>
-                    <RunTargetLink target={targetOf(b.strategyId)} /> v{b.strategyVersion}
-                  </td>
-                  <td>{b.symbols.join(', ')}</td>
-                  <td>
-                    {b.startDate} to {b.endDate}
-                  </td>
-                  <td>{b.timeframe}</td>
-                  <td>
-                    <StatusBadge status={b.status} />
-                    {b.status === 'running' ? ` ${Math.round(b.progress * 100)}%` : ''}
-                  </td>
-                  <td>{b.status === 'completed' ? <ComparePick picks={picks} id={b.id} label={`the backtest of ${formatTime(b.createdAt)}`} /> : null}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </PagedListView>
+        rowKey={(b) => b.id}
+        columns={[
+          createdColumn('backtest'),
+          strategyColumn(targetOf),
+          { key: 'symbols', header: 'Symbols', cell: (b) => b.symbols.join(', ') },
+          { key: 'range', header: 'Range', cell: (b) => `${b.startDate} to ${b.endDate}` },
+          { key: 'timeframe', header: 'Timeframe', cell: (b) => b.timeframe },
+          runStatusColumn(),
+          {
+            key: 'compare',
+            header: 'Compare',
+            cell: (b) => (b.status === 'completed' ? <ComparePick picks={picks} id={b.id} label={`the backtest of ${formatTime(b.createdAt)}`} /> : null),
+          },
+        ]}
+      />
     </section>
   );
 }

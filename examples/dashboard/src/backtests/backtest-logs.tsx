@@ -1,16 +1,17 @@
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
-import { type LogLine, LogLines } from '../ui/log-lines.js';
+import { LogLines } from '../ui/log-lines.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 
 /** The lines the strategy wrote during the run (`ctx.log`), oldest first, 200 a page. */
 export function BacktestLogs({ backtestId }: { backtestId: string }) {
   const client = useClient();
-  const list = usePagedList<LogLine>(`logs:${backtestId}`, async (cursor, signal) => {
-    const page = await client.backtests.logPage({ params: { id: backtestId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.logs, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    `logs:${backtestId}`,
+    (at, signal) => client.backtests.logPage({ params: { id: backtestId }, query: { limit: 200, ...at } }, { signal }),
+    (page) => page.logs,
+  );
   // a bought strategy's run: its log is kept for no one (a run-only licence does not include it)
   if (list.error?.code === 'FORBIDDEN') {
     return <EmptyState title="No log for a bought strategy">A run-only licence does not include what the strategy writes.</EmptyState>;

@@ -9,7 +9,7 @@ import { backtestBody, type BacktestFormValues, initialBacktestValues } from './
 import { RunStrategies } from './run-strategies.js';
 
 /** Starts a backtest; the page of the queued run follows its progress. */
-export function BacktestNewPage({ strategyId }: { strategyId: string | undefined }) {
+export function BacktestNewPage({ strategyId }: { strategyId?: string }) {
   const client = useClient();
   const [values, setValues] = useState<BacktestFormValues>(() => initialBacktestValues(strategyId ?? '', {}));
   const create = useAction();

@@ -4,14 +4,15 @@ import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { FailureBanner } from '../ui/failure-banner.js';
 import { formatMoney, formatTime } from '../ui/format.js';
 import { RecordPlaceholder } from '../ui/record-placeholder.js';
 import { useAsync } from '../ui/use-async.js';
 import { BacktestProgress } from './backtest-progress.js';
 import { backtestKey, loadBacktest } from './backtest-query.js';
 import { BacktestResults } from './backtest-results.js';
-import { isFinished } from './final-status.js';
-import { StatusBadge } from './status-badge.js';
+import { isFinished } from '../ui/final-status.js';
+import { StatusBadge } from '../ui/status-badge.js';
 
 /** One backtest: its settings, its live progress while it runs, its results once completed. */
 export function BacktestPage({ id }: { id: string }) {
@@ -59,14 +60,7 @@ export function BacktestPage({ id }: { id: string }) {
       </div>
       <ErrorBanner error={backtest.error} title="Could not refresh the backtest" />
       {running || watched ? <BacktestProgress backtest={b} onFinal={backtest.reload} /> : null}
-      {b.status === 'failed' ? (
-        <div className="error-banner" role="alert">
-          <p className="error-title">The run failed</p>
-          <p>
-            <code className="error-code">{b.error?.code ?? 'FAILED'}</code> {b.error?.message ?? 'No reason was given.'}
-          </p>
-        </div>
-      ) : null}
+      {b.status === 'failed' ? <FailureBanner title="The run failed" error={b.error} /> : null}
       {b.status === 'cancelled' ? <p className="muted">This run was cancelled{b.finishedAt ? ` at ${formatTime(b.finishedAt)}` : ''}.</p> : null}
       {b.status === 'completed' ? <BacktestResults backtest={b} /> : null}
     </section>

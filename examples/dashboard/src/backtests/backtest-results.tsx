@@ -4,7 +4,7 @@ import { ErrorBanner } from '../ui/error-banner.js';
 import { BacktestLogs } from './backtest-logs.js';
 import { CandleChart } from './candle-chart.js';
 import { EquityChart } from './equity-chart.js';
-import { MetricCards } from './metric-cards.js';
+import { MetricCards } from '../ui/metric-cards.js';
 import { SymbolTabs } from './symbol-tabs.js';
 import { TradesTable } from './trades-table.js';
 import { useAllTrades } from './use-all-trades.js';

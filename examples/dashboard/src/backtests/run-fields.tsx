@@ -3,7 +3,7 @@ import { StrategyField } from '../marketplace/strategy-options.js';
 import type { BoughtListing } from '../marketplace/use-bought-listings.js';
 import type { StrategyMetaView } from '../strategies/read-strategy-meta.js';
 import type { BacktestFormValues } from './backtest-form-values.js';
-import { FormField } from './form-field.js';
+import { FormField } from '../ui/form-field.js';
 
 /** The fields that an input holds as typed. */
 type TextKey = 'symbols' | 'startDate' | 'endDate' | 'makerFee' | 'takerFee' | 'leverage' | 'slippage' | 'initialCapital';

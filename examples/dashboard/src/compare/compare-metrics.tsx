@@ -1,5 +1,5 @@
 import type { BacktestDetail } from '@stratbox/client';
-import { METRIC_CARDS } from '../backtests/metric-cards.js';
+import { METRIC_CARDS } from '../ui/metric-cards.js';
 import { BETTER, betterOf, METRIC_NUMBERS } from './compare-data.js';
 
 type Metrics = NonNullable<BacktestDetail['metrics']>;

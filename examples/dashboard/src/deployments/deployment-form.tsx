@@ -1,6 +1,6 @@
 import type { StrategySummary } from '@stratbox/client';
 import type { FormEvent } from 'react';
-import { FormField } from '../backtests/form-field.js';
+import { FormField } from '../ui/form-field.js';
 import { StrategyField } from '../marketplace/strategy-options.js';
 import type { BoughtListing } from '../marketplace/use-bought-listings.js';
 import { ParamsFieldset } from '../strategies/params-fieldset.js';

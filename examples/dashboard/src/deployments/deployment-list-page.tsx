@@ -1,11 +1,9 @@
-import type { Deployment } from '@stratbox/client';
-import { RunTargetLink } from '../marketplace/run-target-link.js';
 import { useRunTargets } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
+import { createdColumn, strategyColumn } from '../runs/run-columns.js';
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
-import { formatTime } from '../ui/format.js';
-import { PagedListView } from '../ui/paged-list-view.js';
+import { PagedTable } from '../ui/paged-table.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import { DeploymentStatusBadge } from './deployment-status-badge.js';
 
@@ -14,10 +12,11 @@ export function DeploymentListPage() {
   const client = useClient();
   // own strategies by name and page; bought ones by their listing's
   const targetOf = useRunTargets();
-  const list = usePagedList<Deployment>('deployments', async (cursor, signal) => {
-    const page = await client.deployments.list({ query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.deployments, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    'deployments',
+    (at, signal) => client.deployments.list({ query: { limit: 50, ...at } }, { signal }),
+    (page) => page.deployments,
+  );
 
   return (
     <section>
@@ -27,7 +26,7 @@ export function DeploymentListPage() {
           New deployment
         </Link>
       </div>
-      <PagedListView
+      <PagedTable
         list={list}
         errorTitle="Could not load your deployments"
         loadingLabel="Loading deployments…"
@@ -39,36 +38,14 @@ export function DeploymentListPage() {
             </p>
           </EmptyState>
         }
-      >
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Strategy</th>
-                <th scope="col">Symbols</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((d) => (
-                <tr key={d.id}>
-                  <th scope="row">
-                    <Link to={{ name: 'deployment', id: d.id }}>{formatTime(d.createdAt)}</Link>
-                  </th>
-                  <td>
-                    <RunTargetLink target={targetOf(d.strategyId)} /> v{d.strategyVersion}
-                  </td>
-                  <td>{d.symbols.join(', ')}</td>
-                  <td>
-                    <DeploymentStatusBadge status={d.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </PagedListView>
+        rowKey={(d) => d.id}
+        columns={[
+          createdColumn('deployment'),
+          strategyColumn(targetOf),
+          { key: 'symbols', header: 'Symbols', cell: (d) => d.symbols.join(', ') },
+          { key: 'status', header: 'Status', cell: (d) => <DeploymentStatusBadge status={d.status} /> },
+        ]}
+      />
     </section>
   );
 }

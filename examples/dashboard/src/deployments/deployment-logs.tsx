@@ -1,6 +1,6 @@
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
-import { type LogLine, LogLines } from '../ui/log-lines.js';
+import { LogLines } from '../ui/log-lines.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import { useLiveListKey } from './use-live-list-key.js';
@@ -9,10 +9,11 @@ import { useLiveListKey } from './use-live-list-key.js';
 export function DeploymentLogs({ deploymentId, refresh }: { deploymentId: string; refresh: number }) {
   const client = useClient();
   const live = useLiveListKey(refresh);
-  const list = usePagedList<LogLine>(`deployment-logs:${deploymentId}:${live.key}`, async (cursor, signal) => {
-    const page = await client.deployments.logPage({ params: { id: deploymentId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.logs, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    `deployment-logs:${deploymentId}:${live.key}`,
+    (at, signal) => client.deployments.logPage({ params: { id: deploymentId }, query: { limit: 200, ...at } }, { signal }),
+    (page) => page.logs,
+  );
   return (
     <section aria-labelledby="logs-title">
       <div className="page-header">

@@ -13,7 +13,7 @@ import { PaperCredentialForm } from './paper-credential-form.js';
 import { useStrategyMeta } from '../strategies/use-strategy-meta.js';
 
 /** Deploys a strategy (own or bought) on an exchange account, paper unless another is chosen; then opens the deployment. */
-export function DeploymentNewPage({ strategyId }: { strategyId: string | undefined }) {
+export function DeploymentNewPage({ strategyId }: { strategyId?: string }) {
   const client = useClient();
   const [values, setValues] = useState<DeploymentFormValues>(() => initialDeploymentValues(strategyId ?? '', ''));
   const credentials = useAsync('credentials:all', async (signal) => {

@@ -3,16 +3,17 @@ import { EmptyState } from '../ui/empty-state.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 import { useLiveListKey } from './use-live-list-key.js';
-import { type Order, OrdersTable } from './orders-table.js';
+import { OrdersTable } from './orders-table.js';
 
 /** Every order the deployment placed, newest first, 50 a page; following `refresh` (a live order) until the user pages on. */
 export function DeploymentOrders({ deploymentId, refresh }: { deploymentId: string; refresh: number }) {
   const client = useClient();
   const live = useLiveListKey(refresh);
-  const list = usePagedList<Order>(`orders:${deploymentId}:${live.key}`, async (cursor, signal) => {
-    const page = await client.deployments.orders({ params: { id: deploymentId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.orders, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    `orders:${deploymentId}:${live.key}`,
+    (at, signal) => client.deployments.orders({ params: { id: deploymentId }, query: { limit: 50, ...at } }, { signal }),
+    (page) => page.orders,
+  );
   return (
     <section aria-labelledby="orders-title">
       <div className="page-header">

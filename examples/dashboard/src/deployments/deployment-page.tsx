@@ -5,6 +5,7 @@ import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { FailureBanner } from '../ui/failure-banner.js';
 import { formatTime } from '../ui/format.js';
 import { PageTabs } from '../ui/page-tabs.js';
 import { RecordPlaceholder } from '../ui/record-placeholder.js';
@@ -101,13 +102,9 @@ export function DeploymentPage({ id }: { id: string }) {
       </div>
       <ErrorBanner error={deployment.error} title="Could not refresh the deployment" />
       {d.status === 'failed' ? (
-        <div className="error-banner" role="alert">
-          <p className="error-title">The deployment failed</p>
-          <p>
-            <code className="error-code">{d.error?.code ?? 'FAILED'}</code> {d.error?.message ?? 'No reason was given.'} Positions may still be open: stop it to
-            close them.
-          </p>
-        </div>
+        <FailureBanner title="The deployment failed" error={d.error}>
+          Positions may still be open: stop it to close them.
+        </FailureBanner>
       ) : null}
       <DeploymentHaltBanner deployment={d} />
       <PageTabs label="Deployment" tabs={DEPLOYMENT_TABS} selected={tab} onSelect={setTab}>

@@ -1,6 +1,7 @@
 import type { DeploymentStatus } from '@stratbox/client';
+import { type BadgeTone, StatusBadge } from '../ui/status-badge.js';
 
-const TONE: Record<DeploymentStatus, string> = {
+const TONE: Record<DeploymentStatus, BadgeTone> = {
   starting: 'queued',
   running: 'running',
   halted: 'failed',
@@ -11,5 +12,5 @@ const TONE: Record<DeploymentStatus, string> = {
 
 /** A deployment's status as a word with a colour (the word carries the meaning). */
 export function DeploymentStatusBadge({ status }: { status: DeploymentStatus }) {
-  return <span className={`badge badge-${TONE[status]}`}>{status}</span>;
+  return <StatusBadge status={status} tone={TONE[status]} />;
 }

@@ -1,4 +1,4 @@
-import { FormField } from '../backtests/form-field.js';
+import { FormField } from '../ui/form-field.js';
 import type { DeploymentFormValues } from './deployment-form-values.js';
 
 interface LeverageFieldsetProps {

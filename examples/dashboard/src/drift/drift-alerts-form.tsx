@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { FormField } from '../backtests/form-field.js';
+import { FormField } from '../ui/form-field.js';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { Loading } from '../ui/loading.js';
 import { useAction } from '../ui/use-action.js';

@@ -3,7 +3,6 @@ import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
-import type { Listing } from './listing.js';
 import { ListingCard } from './listing-card.js';
 import { parseTags } from './listing-values.js';
 import { MarketplaceTabs } from './marketplace-tabs.js';
@@ -33,18 +32,21 @@ export function MarketplacePage() {
   const [applied, setApplied] = useState<Applied>(NONE);
   const evidence = evidenceFilters(applied.minBadge, applied.minForwardDays);
   const key = `marketplace:${applied.search}:${applied.tags.join(',')}:${applied.sort}:${evidence.minBadge ?? ''}:${evidence.minForwardDays ?? ''}`;
-  const list = usePagedList<Listing>(key, async (cursor, signal) => {
-    const query = {
-      limit: 20,
-      ...(applied.search ? { search: applied.search } : {}),
-      ...(applied.tags.length ? { tags: applied.tags.join(',') } : {}),
-      ...(applied.sort !== 'newest' ? { sort: applied.sort } : {}),
-      ...evidence,
-      ...(cursor ? { cursor } : {}),
-    };
-    const page = await client.marketplace.search({ query }, { signal });
-    return { items: page.listings, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    key,
+    (at, signal) => {
+      const query = {
+        limit: 20,
+        ...(applied.search ? { search: applied.search } : {}),
+        ...(applied.tags.length ? { tags: applied.tags.join(',') } : {}),
+        ...(applied.sort !== 'newest' ? { sort: applied.sort } : {}),
+        ...evidence,
+        ...at,
+      };
+      return client.marketplace.search({ query }, { signal });
+    },
+    (page) => page.listings,
+  );
   const filtered = applied.search !== '' || applied.tags.length > 0 || Object.keys(evidence).length > 0;
   const current = (): Omit<Applied, 'sort'> => ({ search: search.trim(), tags: parseTags(tagsText), minBadge, minForwardDays });
 

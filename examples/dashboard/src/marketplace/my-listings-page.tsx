@@ -25,10 +25,11 @@ export function MyListingsPage() {
   const unlistAction = useAction();
   const [notice, setNotice] = useState('');
   const strategies = useOwnStrategies();
-  const list = usePagedList<Listing>(`my-listings:${version}`, async (cursor, signal) => {
-    const page = await client.marketplace.myListings({ query: { limit: 50, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.listings, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    `my-listings:${version}`,
+    (at, signal) => client.marketplace.myListings({ query: { limit: 50, ...at } }, { signal }),
+    (page) => page.listings,
+  );
   const changed = (message: string) => {
     setNotice(message);
     setVersion((n) => n + 1);

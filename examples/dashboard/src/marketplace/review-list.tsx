@@ -3,15 +3,15 @@ import { EmptyState } from '../ui/empty-state.js';
 import { formatTime } from '../ui/format.js';
 import { PagedListView } from '../ui/paged-list-view.js';
 import { usePagedList } from '../ui/use-paged-list.js';
-import type { Review } from './listing.js';
 
 /** A listing's reviews, newest first, 20 a page; their text shown as text, never as markup. */
 export function ReviewList({ listingId, refresh }: { listingId: string; refresh: number }) {
   const client = useClient();
-  const list = usePagedList<Review>(`reviews:${listingId}:${refresh}`, async (cursor, signal) => {
-    const page = await client.marketplace.reviews({ params: { id: listingId }, query: { limit: 20, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.reviews, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    `reviews:${listingId}:${refresh}`,
+    (at, signal) => client.marketplace.reviews({ params: { id: listingId }, query: { limit: 20, ...at } }, { signal }),
+    (page) => page.reviews,
+  );
   return (
     <PagedListView
       list={list}

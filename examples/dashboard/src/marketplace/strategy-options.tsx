@@ -1,5 +1,5 @@
 import type { StrategySummary } from '@stratbox/client';
-import { FormField } from '../backtests/form-field.js';
+import { FormField } from '../ui/form-field.js';
 import type { BoughtListing } from './use-bought-listings.js';
 
 /**

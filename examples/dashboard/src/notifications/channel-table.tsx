@@ -1,4 +1,5 @@
 import type { NotificationChannel, NotificationDelivery } from '@stratbox/client';
+import { StatusBadge } from '../ui/status-badge.js';
 import { ChannelActions } from './channel-actions.js';
 
 interface ChannelTableProps {
@@ -37,7 +38,7 @@ export function ChannelTable({ channels, shown, onShow, onChanged, onTested }: C
                 <code>{channel.target}</code>
               </td>
               <td>
-                <span className={`badge badge-${channel.status === 'active' ? 'completed' : 'failed'}`}>{channel.status}</span>
+                <StatusBadge status={channel.status} tone={channel.status === 'active' ? 'completed' : 'failed'} />
                 {channel.pausedReason ? <p className="muted small">{channel.pausedReason}</p> : null}
               </td>
               <td className="small">{channel.events.includes('*') ? 'All events' : channel.events.join(', ')}</td>

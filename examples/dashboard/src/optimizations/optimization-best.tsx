@@ -1,5 +1,5 @@
 import type { OptimizationDetail } from '@stratbox/client';
-import { MetricCardList } from '../backtests/metric-cards.js';
+import { MetricCardList } from '../ui/metric-cards.js';
 import { Link } from '../routing/link.js';
 import { formatNumber } from '../ui/format.js';
 import { objectiveLabel } from './optimization-form-values.js';

@@ -10,7 +10,7 @@ import { initialOptimizationValues, type OptimizationFormValues, optimizationBod
 import { readableTrialCap } from './trial-cap.js';
 
 /** Starts an optimization; its page follows the progress. */
-export function OptimizationNewPage({ strategyId }: { strategyId: string | undefined }) {
+export function OptimizationNewPage({ strategyId }: { strategyId?: string }) {
   const client = useClient();
   const [values, setValues] = useState<OptimizationFormValues>(() => initialOptimizationValues(strategyId ?? '', {}));
   const create = useAction({ keepError: true });

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import { isFinished } from '../backtests/final-status.js';
-import { StatusBadge } from '../backtests/status-badge.js';
+import { isFinished } from '../ui/final-status.js';
+import { StatusBadge } from '../ui/status-badge.js';
 import { RunTargetLink } from '../marketplace/run-target-link.js';
 import { useRunTarget } from '../marketplace/use-run-target.js';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
+import { FailureBanner } from '../ui/failure-banner.js';
 import { formatMoney, formatTime } from '../ui/format.js';
 import { RecordPlaceholder } from '../ui/record-placeholder.js';
 import { useAsync } from '../ui/use-async.js';
@@ -58,14 +59,7 @@ export function OptimizationPage({ id }: { id: string }) {
       </div>
       <ErrorBanner error={optimization.error} title="Could not refresh the optimization" />
       {running || watched ? <OptimizationProgressCard optimization={o} onFinal={optimization.reload} /> : null}
-      {o.status === 'failed' ? (
-        <div className="error-banner" role="alert">
-          <p className="error-title">The optimization failed</p>
-          <p>
-            <code className="error-code">{o.error?.code ?? 'FAILED'}</code> {o.error?.message ?? 'No reason was given.'}
-          </p>
-        </div>
-      ) : null}
+      {o.status === 'failed' ? <FailureBanner title="The optimization failed" error={o.error} /> : null}
       {o.status === 'cancelled' ? (
         <p className="muted">
           This optimization was cancelled{o.finishedAt ? ` at ${formatTime(o.finishedAt)}` : ''}; its {o.trialsDone.toLocaleString('en')} stored trial(s) are

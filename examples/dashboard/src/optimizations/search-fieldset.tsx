@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { FormField } from '../backtests/form-field.js';
+import { FormField } from '../ui/form-field.js';
 import { ParamInput } from '../backtests/params-fields.js';
 import { isListingId } from '../marketplace/strategy-options.js';
 import { paramBounds } from '../strategies/params-preview.js';

@@ -1,5 +1,5 @@
 import type { OptimizationObjective } from '@stratbox/client';
-import { FormField } from '../backtests/form-field.js';
+import { FormField } from '../ui/form-field.js';
 import { OBJECTIVES, type OptimizationFormValues, type ValidationKind } from './optimization-form-values.js';
 
 /** The settings' fields that an input holds as typed. */

@@ -1,9 +1,8 @@
-import type { StrategySummary } from '@stratbox/client';
 import { Link } from '../routing/link.js';
 import { useClient } from '../session/session-context.js';
 import { EmptyState } from '../ui/empty-state.js';
 import { formatTime } from '../ui/format.js';
-import { PagedListView } from '../ui/paged-list-view.js';
+import { PagedTable } from '../ui/paged-table.js';
 import { usePagedList } from '../ui/use-paged-list.js';
 
 const PAGE_SIZE = 50;
@@ -11,10 +10,11 @@ const PAGE_SIZE = 50;
 /** The user's strategies, newest first, a page at a time. */
 export function StrategyListPage() {
   const client = useClient();
-  const list = usePagedList<StrategySummary>('strategies', async (cursor, signal) => {
-    const page = await client.strategies.list({ query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }, { signal });
-    return { items: page.strategies, nextCursor: page.nextCursor };
-  });
+  const list = usePagedList(
+    'strategies',
+    (at, signal) => client.strategies.list({ query: { limit: PAGE_SIZE, ...at } }, { signal }),
+    (page) => page.strategies,
+  );
 
   return (
     <section>
@@ -24,7 +24,7 @@ export function StrategyListPage() {
           New strategy
         </Link>
       </div>
-      <PagedListView
+      <PagedTable
         list={list}
         errorTitle="Could not load your strategies"
         loadingLabel="Loading strategies…"
@@ -36,39 +36,28 @@ export function StrategyListPage() {
             </p>
           </EmptyState>
         }
-      >
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Market</th>
-                <th scope="col">Version</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((s) => (
-                <tr key={s.id}>
-                  <th scope="row">
-                    <Link to={{ name: 'strategy', id: s.id }}>{s.name}</Link>
-                    {s.description ? <div className="muted small">{s.description}</div> : null}
-                  </th>
-                  <td>{s.marketType}</td>
-                  <td>v{s.version}</td>
-                  <td>{formatTime(s.updatedAt)}</td>
-                  <td>
-                    <Link to={{ name: 'newBacktest', strategyId: s.id }}>Backtest</Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </PagedListView>
+        rowKey={(s) => s.id}
+        columns={[
+          {
+            key: 'name',
+            header: 'Name',
+            cell: (s) => (
+              <>
+                <Link to={{ name: 'strategy', id: s.id }}>{s.name}</Link>
+                {s.description ? <div className="muted small">{s.description}</div> : null}
+              </>
+            ),
+          },
+          { key: 'market', header: 'Market', cell: (s) => s.marketType },
+          { key: 'version', header: 'Version', cell: (s) => `v${s.version}` },
+          { key: 'updated', header: 'Updated', cell: (s) => formatTime(s.updatedAt) },
+          {
+            key: 'actions',
+            header: <span className="visually-hidden">Actions</span>,
+            cell: (s) => <Link to={{ name: 'newBacktest', strategyId: s.id }}>Backtest</Link>,
+          },
+        ]}
+      />
     </section>
   );
 }

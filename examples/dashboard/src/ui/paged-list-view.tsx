@@ -3,7 +3,7 @@ import { ErrorBanner } from './error-banner.js';
 import { Loading } from './loading.js';
 import type { PagedList } from './use-paged-list.js';
 
-interface PagedListViewProps<T> {
+export interface PagedListViewProps<T> {
   list: PagedList<T>;
   /** What the error banner says failed: "Could not load your strategies". */
   errorTitle: string;

@@ -9,22 +9,27 @@ export interface PagedList<T> {
   loadMore(): void;
 }
 
+/** Where a page starts, as the API's list routes take it in their query: nothing for the first page. */
+export type PageCursor = { cursor?: string };
+
 /**
- * A cursor-paged list of the API (`{ items, nextCursor }`): the first page when `key` changes,
- * the next one on `loadMore()`. Pages are appended in order; a page that comes back after `key`
- * changed is dropped.
+ * A cursor-paged list of the API (an answer with `nextCursor`): the first page when `key`
+ * changes, the next one on `loadMore()`. `loadPage` asks for the page at `at` (spread it into the
+ * route's query), `itemsOf` picks the items out of the answer. Pages are appended in order; a page
+ * that comes back after `key` changed is dropped.
  */
-export function usePagedList<T>(
+export function usePagedList<T, P extends { nextCursor: string | null }>(
   key: string,
-  loadPage: (cursor: string | null, signal: AbortSignal) => Promise<{ items: T[]; nextCursor: string | null }>,
+  loadPage: (at: PageCursor, signal: AbortSignal) => Promise<P>,
+  itemsOf: (page: P) => T[],
 ): PagedList<T> {
   const [items, setItems] = useState<T[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [hasMore, setHasMore] = useState(false);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<ErrorView | null>(null);
-  const loader = useRef(loadPage);
-  loader.current = loadPage;
+  const loader = useRef({ loadPage, itemsOf });
+  loader.current = { loadPage, itemsOf };
   const current = useRef<AbortController | null>(null);
 
   const fetchPage = useCallback((from: string | null, reset: boolean) => {
@@ -33,10 +38,12 @@ export function usePagedList<T>(
     current.current = controller;
     setLoading(true);
     setError(null);
-    loader.current(from, controller.signal).then(
+    const { loadPage: load, itemsOf: pick } = loader.current;
+    load(from ? { cursor: from } : {}, controller.signal).then(
       (page) => {
         if (controller.signal.aborted) return;
-        setItems((previous) => (reset ? page.items : [...previous, ...page.items]));
+        const more = pick(page);
+        setItems((previous) => (reset ? more : [...previous, ...more]));
         setCursor(page.nextCursor);
         setHasMore(page.nextCursor !== null);
         setLoading(false);

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { FieldError } from '../ui/field-error.js';
+import { FieldError } from './field-error.js';
 
 interface FormFieldProps {
   id: string;

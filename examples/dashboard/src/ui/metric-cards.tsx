@@ -1,5 +1,5 @@
 import type { BacktestDetail } from '@stratbox/client';
-import { formatDuration, formatMoney, formatNumber, formatPercent } from '../ui/format.js';
+import { formatDuration, formatMoney, formatNumber, formatPercent } from './format.js';
 
 type Metrics = NonNullable<BacktestDetail['metrics']>;
 /** The run-wide figures, without the per-symbol breakdown (an optimization trial's metrics are these). */
