@@ -188,7 +188,8 @@ describe('process pool (generic: opaque jobs in child processes)', () => {
       // more platform work and more of a's runs wait (the platform keeps within the size, a is at its cap)
       const queuedPlatform = note('verified', run(two, 'slow', { kind: 'echo', value: 'verified' }, platform));
       const a2 = note('a2', run(two, 'slow', { kind: 'echo', value: 'a2' }, { tenant: 'a' }));
-      expect(two.stats()).toMatchObject({ busy: 2, queued: 2, children: 2 });
+      // a third child is started ahead for the users' next run, and nobody waiting may take it
+      expect(two.stats()).toMatchObject({ busy: 2, queued: 2, children: 3 });
 
       // b's run does not wait for either: it gets a child over the size
       const startedAt = performance.now();
@@ -216,10 +217,10 @@ describe('process pool (generic: opaque jobs in child processes)', () => {
       await expect(queuedPlatform).resolves.toMatchObject({ output: { value: 'verified' } });
       expect(ended).toEqual(['verifying', 'a1', 'c1', 'a2', 'verified']);
       expect(two.stats()).toMatchObject({ busy: 1, queued: 0 });
-      expect(two.stats().children).toBeLessThanOrEqual(2);
+      await until(() => two.stats().children <= 2, 'the children over the size to stop');
       stopB.abort();
       await rejection(b2);
-      console.info(`b's run waited ${Math.round(waitedMs)} ms (a child started for it) while a's run and the platform's held both children`);
+      console.info(`b's run waited ${Math.round(waitedMs)} ms (on the child started ahead) while a's run and the platform's held both children`);
     } finally {
       await two.close();
     }

@@ -49,7 +49,7 @@ export interface PoolJob<L extends string> {
    * Work of the platform rather than of a user (a verified listing's record): it takes a child
    * only when no user's job of the lane may start, and only while users run fewer jobs than the
    * lane's size; a user's job that then finds no free child gets a child over the size instead of
-   * waiting for it. Default false.
+   * waiting for the background job (one such child is kept started ahead). Default false.
    */
   background?: boolean | undefined;
   /** Sent to the child program as it is (structured clone). */
@@ -83,8 +83,9 @@ export interface PoolJobResult {
  * - background jobs (`PoolJob.background`) never cost users a child: they start only on a child
  *   that no user's job may take, while users run fewer jobs than the lane's size, and while they
  *   hold children a user's job that finds none free gets a child over the size (at most one per
- *   background job running), which stops once idle. Users' jobs go first; a background job runs
- *   to its end once started, and starts whenever users leave a child idle;
+ *   background job running; one is kept started ahead for the users' next job), which stops
+ *   once idle. Users' jobs go first; a background job runs to its end once started, and starts
+ *   whenever users leave a child idle;
  * - a child that keeps dying before it is ready fails the waiting jobs instead of respawning forever.
  */
 export interface ProcessPool<L extends string> {
@@ -365,7 +366,23 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
       }
       break;
     }
+    keepSpare(lane, size);
     retireSurplus(lane, size);
+  }
+
+  /**
+   * While background jobs hold children and every other child is busy, starts one child for the
+   * users' next job (within `size` + background jobs running), so that it finds a child ready
+   * instead of waiting for one to start. Not after a failed start.
+   */
+  function keepSpare(lane: L, size: number) {
+    if (closed || startFailures > 0) return;
+    const laneSlots = slots.filter((s) => s.lane === lane);
+    const live = laneSlots.filter((s) => !s.killReason);
+    const backgroundRunning = laneSlots.filter((s) => s.task?.background).length;
+    const userRunning = laneSlots.filter((s) => s.task && !s.task.background).length;
+    if (backgroundRunning === 0 || userRunning >= size || live.some((s) => !s.task)) return;
+    if (laneSlots.length < size + backgroundRunning) spawn(lane);
   }
 
   /** Stops idle children over the size that no background job accounts for any more (children started for users while background jobs held others). */
