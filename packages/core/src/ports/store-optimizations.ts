@@ -132,6 +132,11 @@ export interface OptimizationRepository {
    * effort. 0 when there are none (or for another user's strategy).
    */
   sumTrialsForStrategy(userId: string, strategyId: string, before: string): Promise<number>;
+  /**
+   * The stored trials with `from <= index < to`, by index, with their CPU time only (not scoped:
+   * workers call it): which trials of a slice are stored, and what they cost.
+   */
+  listTrialCosts(optimizationId: string, range: { from: number; to: number }): Promise<Array<{ index: number; cpuMs: number }>>;
   /** Every stored trial of the optimization with its returns, by index (not scoped: workers call it). */
   listAllTrials(optimizationId: string): Promise<OptimizationTrialRecord[]>;
   /**

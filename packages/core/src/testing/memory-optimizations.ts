@@ -171,6 +171,13 @@ export function memoryOptimizationRepository<S extends Host>(get: () => S, write
       return sum;
     },
 
+    async listTrialCosts(optimizationId, { from, to }) {
+      return [...(state().trials.get(optimizationId)?.values() ?? [])]
+        .filter((t) => t.index >= from && t.index < to)
+        .sort((a, b) => a.index - b.index)
+        .map((t) => ({ index: t.index, cpuMs: t.cpuMs }));
+    },
+
     async listAllTrials(optimizationId) {
       return [...(state().trials.get(optimizationId)?.values() ?? [])].sort((a, b) => a.index - b.index).map(copyTrial);
     },

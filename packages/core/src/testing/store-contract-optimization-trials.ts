@@ -5,7 +5,7 @@ import { comparableTrial, failedTrial, optimization, trial, trialMetrics, viewOf
 
 /*
  * The Store contract of an optimization's trials (`saveTrials`, `countTrials`, `listTrials`,
- * `listAllTrials`), run by `describeOptimizationsContract`.
+ * `listAllTrials`, `listTrialCosts`), run by `describeOptimizationsContract`.
  */
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
@@ -34,6 +34,21 @@ export function describeOptimizationTrialsContract(context: OptimizationsContext
         const all = await store.optimizations.listAllTrials(id);
         expect(all.map(comparableTrial)).toEqual([first[1]!, first[2]!, first[0]!, redo[2]!, redo[3]!].map(comparableTrial));
         expect(await store.optimizations.countTrials(id)).toBe(5);
+      });
+
+      it('lists the stored trials of an index range with their CPU time only (listTrialCosts)', async () => {
+        const { store } = context();
+        const id = await newOptimization();
+        const other = await newOptimization();
+        await store.optimizations.saveTrials([trial(id, 5, { cpuMs: 3.5 }), failedTrial(id, 2), trial(id, 9, { cpuMs: 1 }), trial(id, 10), trial(other, 6)]);
+        const failedCpu = (await store.optimizations.listAllTrials(id)).find((t) => t.index === 2)!.cpuMs;
+        expect(await store.optimizations.listTrialCosts(id, { from: 2, to: 10 })).toEqual([
+          { index: 2, cpuMs: failedCpu },
+          { index: 5, cpuMs: 3.5 },
+          { index: 9, cpuMs: 1 },
+        ]);
+        expect(await store.optimizations.listTrialCosts(id, { from: 6, to: 9 })).toEqual([]);
+        expect(await store.optimizations.listTrialCosts(uid('opt'), { from: 0, to: 100 })).toEqual([]);
       });
 
       it('stores an index given twice in one call once, the first given', async () => {

@@ -231,6 +231,18 @@ export function createOptimizationRepository({ db, dialect }: QueryContext): Opt
       return Number(row.count);
     },
 
+    async listTrialCosts(optimizationId, { from, to }) {
+      const rows = await db
+        .selectFrom('optimization_trials')
+        .select(['index', 'cpu_ms'])
+        .where('optimization_id', '=', optimizationId)
+        .where('index', '>=', from)
+        .where('index', '<', to)
+        .orderBy('index', 'asc')
+        .execute();
+      return rows.map((r) => ({ index: Number(r.index), cpuMs: Number(r.cpu_ms) }));
+    },
+
     async listAllTrials(optimizationId) {
       const rows = await db.selectFrom('optimization_trials').selectAll().where('optimization_id', '=', optimizationId).orderBy('index', 'asc').execute();
       return rows.map((row) => ({ ...toTrialView(row), returns: row.returns === null ? null : float64Values(row.returns) }));
