@@ -2,8 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { OptimizationProgressEvent } from '@stratbox/contract';
 import { createStratbox, type Stratbox, type StratboxConfig } from '../create-stratbox.js';
 import { importCandlesCsv } from '../market-data/csv-import.js';
-import { createSilentLogger } from '../ports/logger.js';
+import { createSandboxPool } from '../backtests/engine/backtest-pool.js';
+import { createSandboxStrategyRunner } from '../backtests/sandbox-strategy-runner.js';
+import type { JobQueue } from '../ports/job-queue.js';
+import { createJsonLogger, createSilentLogger } from '../ports/logger.js';
 import type { Store } from '../ports/store.js';
+import type { StrategyRunner } from '../ports/strategy-runner.js';
+import { createInProcessJobQueue } from '../queue/in-process-job-queue.js';
+import { OPTIMIZATION_SLICE_JOB } from './optimization-slice-job.js';
 import { validationWindows } from '../research/walk-forward.js';
 import { createMemoryStore } from '../testing/memory-store.js';
 
@@ -295,5 +301,74 @@ describe('optimizations: control', () => {
     const { trials } = await second.optimizations.trials(userId, resumed.id, { sort: 'index', limit: 200 });
     expect(trials.map((t) => t.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     expect(done.computeMs).toBeGreaterThanOrEqual(trials.reduce((sum, t) => sum + t.computeMs, 0));
+  });
+});
+
+describe('optimizations: slices', () => {
+  it('a slice delivered again after its trials were stored runs and counts nothing; a stalled twin beside it counts each trial once', {
+    timeout: 180_000,
+  }, async () => {
+    const store = createMemoryStore();
+    // Every trial the runner runs, and every slice commit the worker logs.
+    let trialsRun = 0;
+    const sandbox = createSandboxStrategyRunner(createSandboxPool({ size: 1, cpuTimeMs: 5_000 }));
+    const strategyRunner: StrategyRunner = {
+      ...sandbox,
+      runTrials: (input, trials, options) => {
+        trialsRun += trials.length;
+        return sandbox.runTrials(input, trials, options);
+      },
+    };
+    const commits: Array<Record<string, unknown>> = [];
+    const logger = createJsonLogger({ level: 'debug', write: (line) => commits.push(JSON.parse(line) as Record<string, unknown>) });
+    // The first slice job is delivered twice at once (a stalled twin), then once more after both ended.
+    const inner = createInProcessJobQueue();
+    const redelivery: { firstJobId?: string; statusBefore?: string } = {};
+    const queue: JobQueue = {
+      ...inner,
+      process(name, handler, options) {
+        if (name !== OPTIMIZATION_SLICE_JOB) return inner.process(name, handler, options);
+        inner.process(
+          name,
+          async (job, signal) => {
+            if (redelivery.firstJobId !== undefined) return handler(job, signal);
+            redelivery.firstJobId = job.id;
+            await Promise.all([handler(job, signal), handler({ ...job, redelivered: true }, signal)]);
+            redelivery.statusBefore = (await store.optimizations.findById(String(job.payload.userId), String(job.payload.optimizationId)))?.status;
+            await handler({ ...job, redelivered: true }, signal);
+          },
+          options,
+        );
+      },
+    };
+    const stratbox = await service(PEAK, { strategyRunner, queue, logger }, store);
+    const { userId } = await stratbox.users.createUser('trader');
+    const s = await stratbox.strategies.create(userId, { name: 'entry-exit', description: '', source: ENTRY_EXIT, marketType: 'LINEAR' });
+    const created = await stratbox.optimizations.create(userId, {
+      strategyId: s.id,
+      symbols: [SYMBOL],
+      ...RANGE,
+      searchSpace: { entry: { values: [0, 20, 40, 60] }, exit: { min: 100, max: 200, step: 20 } },
+    });
+    expect(created.trialsTotal).toBe(24);
+    const done = await settled(stratbox, userId, created.id);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.trialsDone).toBe(24);
+
+    // The first slice (trials 0 to 3) ran twice at once; its third delivery found them stored while the optimization ran.
+    expect(redelivery.firstJobId).toBe(`${created.id}_slice_all_0`);
+    expect(redelivery.statusBefore).toBe('running');
+    const firstSlice = commits.filter((c) => c.msg === 'Optimization slice stored' && c.optimizationId === created.id && c.first === 0);
+    expect(firstSlice.map((c) => [c.trials, c.stored]).sort()).toEqual([
+      [4, 0],
+      [4, 4],
+    ]);
+    expect(trialsRun).toBe(24 + 4);
+
+    // Each trial stored, counted and metered once: the optimization's compute is its trials' CPU.
+    const { trials } = await stratbox.optimizations.trials(userId, created.id, { sort: 'index', limit: 200 });
+    expect(trials.map((t) => t.index)).toEqual(Array.from({ length: 24 }, (_, i) => i));
+    const metered = trials.reduce((sum, t) => sum + t.computeMs, 0);
+    expect(done.computeMs).toBe(metered);
   });
 });
