@@ -3,10 +3,9 @@ import type { EventBus } from '../ports/event-bus.js';
 import type { Job, JobQueue } from '../ports/job-queue.js';
 import type { Logger } from '../ports/logger.js';
 import type { MarketData, TimeframeName } from '../ports/market-data.js';
-import type { BacktestLogRecord, BacktestRecord, Store, StoreRepositories } from '../ports/store.js';
+import type { BacktestLogRecord, BacktestPatch, BacktestRecord, Store, StoreRepositories } from '../ports/store.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from './strategy-runner-dep.js';
 import { BACKTEST_JOB } from './backtest-service.js';
-import { loadRunnableSource } from '../marketplace/licences.js';
 import { toProgressEvent } from './backtest-views.js';
 import { tradesToStore } from './stored-trades.js';
 import { runSeed } from './run-seed.js';
@@ -16,6 +15,8 @@ import { processedOf, tradedBars } from './run-bars.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';
 import { logLinesOf, toBacktestLogRecords } from './backtest-logs.js';
 import { recordBacktestEnd } from '../notifications/run-events.js';
+import { createRunLifecycle, interruptedMessage, type RunRecovery } from '../runs/run-lifecycle.js';
+import { assertCandlesFrom, loadRunStrategy } from '../runs/run-inputs.js';
 
 export type BacktestWorkerDeps = StrategyRunnerDep & {
   store: Store;
@@ -45,17 +46,8 @@ export type BacktestWorkerDeps = StrategyRunnerDep & {
   recovery?: BacktestRecovery;
 };
 
-/**
- * Start-up recovery of backtests a stop interrupted:
- * - `restart` (one node, in-process queue): every `running` run is this process's own dead run:
- *   re-queue it (or fail it after too many attempts) and re-add every `queued` one;
- * - `resubmit` (several nodes, shared queue): a `running` run may belong to a live worker on
- *   another node, so only re-add the jobs (the queue ignores those it already holds); a run
- *   whose worker died is handed out again by the queue's own stalled-job detection, and its
- *   handler takes it over (`job.redelivered`);
- * - `none`: nothing.
- */
-export type BacktestRecovery = 'restart' | 'resubmit' | 'none';
+/** Start-up recovery of backtests a stop interrupted (see `RunRecovery`). */
+export type BacktestRecovery = RunRecovery;
 
 /** A run interrupted by a crash is tried this many times in all before it is failed. */
 const MAX_ATTEMPTS = 2;
@@ -121,51 +113,31 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
     });
   }
 
-  /** Fails a running run a crash interrupted too often, with its `backtest.failed` event in the same transaction. */
-  async function giveUp(r: BacktestRecord): Promise<void> {
-    const failed = await store.transaction(async (tx) => {
-      const moved = await tx.backtests.transition(r.id, ['running'], {
-        status: 'failed',
-        error: { code: 'INTERRUPTED', message: `The run was interrupted ${r.attempts} times (server restart or crash); giving up` },
-        finishedAt: clock.now().toISOString(),
-      });
-      if (moved) await recordBacktestEnd(tx, moved, null);
-      return moved;
-    });
-    if (failed) events.publish(`backtest:${r.id}:progress`, toProgressEvent(failed));
-  }
-
-  /**
-   * A run left `running` by a stop: null if it is given up (failed with a reason) or no longer
-   * running, else the record, still `running`, to run again.
-   */
-  async function resume(id: string, r: BacktestRecord): Promise<BacktestRecord | null> {
-    if (r.attempts >= MAX_ATTEMPTS) {
-      await giveUp(r);
-      return null;
-    }
-    return store.backtests.transition(id, ['running'], { progress: 0, processedBars: 0, startedAt: clock.now().toISOString() });
-  }
+  const lifecycle = createRunLifecycle({
+    records: store.backtests,
+    queue,
+    clock,
+    jobName: BACKTEST_JOB,
+    maxAttempts: MAX_ATTEMPTS,
+    // a run taken over from a dead worker runs again from its first candle
+    restartPatch: { progress: 0, processedBars: 0 } satisfies BacktestPatch,
+    giveUp: async (r: BacktestRecord) => {
+      const error = { code: 'INTERRUPTED', message: interruptedMessage(r.attempts) };
+      await finish(r, ['running'], { status: 'failed', error, finishedAt: clock.now().toISOString() }, 0);
+    },
+  });
 
   async function run(job: Job, signal: AbortSignal): Promise<void> {
-    let started = await store.backtests.transition(job.id, ['queued'], { status: 'running', startedAt: clock.now().toISOString() });
-    if (!started && job.redelivered) {
-      // the worker that ran it died or stopped: the queue handed it to us, take it over
-      const current = await store.backtests.transition(job.id, ['running'], { status: 'running' });
-      if (current) started = await resume(job.id, current);
-    }
-    if (!started) return; // cancelled, finished, or another worker took it
-    const record = (await store.backtests.transition(job.id, ['running'], { attempts: started.attempts + 1 })) ?? started;
+    const record = await lifecycle.take(job);
+    if (!record) return; // cancelled, finished, given up, or another worker took it
     // the run's first progress event waits for its candles: it carries the total every later event carries
     let ownsSource = false;
     /** The strategy's log lines as the backtest keeps them: none for a bought strategy (run-only licence). */
     const keptLogs = (lines: Parameters<typeof toBacktestLogRecords>[0]) => (ownsSource ? toBacktestLogRecords(lines) : []);
     try {
-      const version = await loadRunnableSource(store, record.userId, record.strategyId, record.strategyVersion).catch(() => null);
-      if (!version)
-        throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
-      ownsSource = version.userId === record.userId;
-      const info = await runner.inspect(version.source, { tenant: record.userId });
+      const strategy = await loadRunStrategy(store, runner, record);
+      ownsSource = strategy.ownsSource;
+      const { info } = strategy;
       const {
         series,
         source: dataSource,
@@ -179,9 +151,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       });
       // the bars traded (warm-up candles aside), as the engine counts them: fixed from the first event to the last
       const totalBars = tradedBars(series, startTime);
-      if (series.every((s) => s.length === 0 || s.time[s.length - 1]! < startTime)) {
-        throw Object.assign(new Error('No candles in the requested range'), { code: 'DATA_NOT_FOUND' });
-      }
+      assertCandlesFrom(series, startTime);
       // Funding (LINEAR only; the service stores funding: false for SPOT): a symbol without rates runs without funding.
       const funding =
         record.funding && record.marketType === 'LINEAR'
@@ -203,7 +173,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
       let lastPublished = 0;
       const output = await runner.run(
         {
-          source: version.source,
+          source: strategy.source,
           series,
           startTime,
           fees: record.fees,
@@ -277,23 +247,7 @@ export function createBacktestWorker(deps: BacktestWorkerDeps) {
      * reason), then starts taking jobs.
      */
     async start(): Promise<void> {
-      const recovery = deps.recovery ?? (queue.shared ? 'resubmit' : 'restart');
-      const interrupted = recovery === 'none' ? [] : await store.backtests.listByStatus(['queued', 'running'], 10_000);
-      for (const r of interrupted) {
-        if (recovery === 'resubmit') {
-          // the queue adds only the jobs it does not hold (e.g. lost between insert and enqueue)
-          await queue.enqueue({ name: BACKTEST_JOB, id: r.id, group: r.userId, payload: {}, ...(r.status === 'running' ? { redelivered: true } : {}) });
-          continue;
-        }
-        if (r.status === 'running') {
-          if (r.attempts >= MAX_ATTEMPTS) {
-            await giveUp(r);
-            continue;
-          }
-          if (!(await store.backtests.transition(r.id, ['running'], { status: 'queued', progress: 0, processedBars: 0 }))) continue;
-        }
-        await queue.enqueue({ name: BACKTEST_JOB, id: r.id, group: r.userId, payload: {} });
-      }
+      await lifecycle.recover(deps.recovery ?? (queue.shared ? 'resubmit' : 'restart'));
       queue.process(BACKTEST_JOB, run, { concurrency: deps.concurrency ?? 2, perGroup: deps.perUserConcurrency ?? 1 });
     },
   };
