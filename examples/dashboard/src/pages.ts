@@ -12,7 +12,14 @@ interface RoutePage<N extends RouteName> {
 
 function routePage<N extends RouteName>(name: N, load: () => Promise<ComponentType<RouteParams<N>>>): RoutePage<N> {
   const Page = createLazyPage(load);
-  return { name, preload: Page.preload, render: (route) => (isRoute(route, name) ? createElement(Page, { ...route, key: routeKey(route) }) : null) };
+  return {
+    name,
+    preload: Page.preload,
+    render(route) {
+      const key = routeKey(route);
+      return isRoute(route, name) ? createElement(Page, { ...route, key }) : null;
+    },
+  };
 }
 
 /*

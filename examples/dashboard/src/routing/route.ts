@@ -127,7 +127,8 @@ export function routePath(route: Route): string {
 }
 
 /** What a page is mounted anew for: the record it shows (its path's params and required query params), not its optional filters. */
-export function routeKey(route: { name: RouteName }): string {
+export function routeKey(route: Route): string {
+  if (route.name === 'notFound') return route.path;
   const params: Record<string, string | undefined> = { ...route };
   const { path } = ROUTES[route.name];
   const required = Object.entries(queryOf(route.name)).filter(([, kind]) => kind === 'required');
