@@ -1,6 +1,6 @@
 import { paramBounds } from '../strategies/params-preview.js';
 import type { ParamSpec } from '../strategies/read-strategy-meta.js';
-import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 
 interface ParamsFieldsProps {
   specs: Record<string, ParamSpec>;
@@ -25,7 +25,7 @@ export function ParamInput({
   spec: ParamSpec | undefined;
   value: string;
   onChange(v: string): void;
-  describedBy: string;
+  describedBy: string | undefined;
   invalid: boolean;
 }) {
   const common = { id: `param-${name}`, 'aria-describedby': describedBy, 'aria-invalid': invalid, value };
@@ -78,21 +78,17 @@ export function ParamsFields({ specs, unreadable, values, onChange, errors }: Pa
           ? [spec.type, paramBounds(spec), spec.default === undefined ? 'required' : `default ${spec.default}`].filter(Boolean).join(' · ')
           : 'computed in code: written as text';
         return (
-          <div className="field" key={name}>
-            <label htmlFor={`param-${name}`}>{name}</label>
-            <ParamInput
-              name={name}
-              spec={spec}
-              value={values[name] ?? ''}
-              onChange={(v) => onChange(name, v)}
-              describedBy={`param-${name}-hint param-${name}-error`}
-              invalid={Boolean(errors[`params.${name}`])}
-            />
-            <span className="hint" id={`param-${name}-hint`}>
-              {spec?.description ? `${spec.description} (${hint})` : hint}
-            </span>
-            <FieldError id={`param-${name}-error`} messages={errors[`params.${name}`]} />
-          </div>
+          <FormField
+            key={name}
+            id={`param-${name}`}
+            label={name}
+            hint={spec?.description ? `${spec.description} (${hint})` : hint}
+            errors={errors[`params.${name}`]}
+          >
+            {(describedBy, invalid) => (
+              <ParamInput name={name} spec={spec} value={values[name] ?? ''} onChange={(v) => onChange(name, v)} describedBy={describedBy} invalid={invalid} />
+            )}
+          </FormField>
         );
       })}
     </div>

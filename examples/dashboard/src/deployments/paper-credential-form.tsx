@@ -2,7 +2,7 @@ import type { StratboxClient } from '@stratbox/client';
 import { type FormEvent, useState } from 'react';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
-import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 import { useAction } from '../ui/use-action.js';
 
 type Credential = Awaited<ReturnType<StratboxClient['credentials']['create']>>;
@@ -28,18 +28,18 @@ export function PaperCredentialForm({ onCreated }: { onCreated(credential: Crede
       <p className="muted">Deploy on paper first: the built-in simulated exchange fills orders at market prices, needs no API key and trades no real money.</p>
       <ErrorBanner error={error} title="The paper account was not created" />
       <div className="form-row">
-        <div className="field grow">
-          <label htmlFor="paper-label">Label</label>
-          <input
-            id="paper-label"
-            value={label}
-            maxLength={100}
-            onChange={(e) => setLabel(e.target.value)}
-            aria-invalid={Boolean(error?.fields.label)}
-            aria-describedby={error?.fields.label ? 'paper-label-error' : undefined}
-          />
-          <FieldError id="paper-label-error" messages={error?.fields.label} />
-        </div>
+        <FormField id="paper-label" label="Label" errors={error?.fields.label} grow>
+          {(describedBy, invalid) => (
+            <input
+              id="paper-label"
+              value={label}
+              maxLength={100}
+              onChange={(e) => setLabel(e.target.value)}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+            />
+          )}
+        </FormField>
         <div className="field">
           <button type="submit" className="primary" disabled={saving}>
             {saving ? 'Creating…' : 'Create paper account'}

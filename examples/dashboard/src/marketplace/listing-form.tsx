@@ -1,7 +1,7 @@
 import type { StrategySummary } from '@stratbox/client';
 import { type FormEvent, useState } from 'react';
 import { ErrorBanner } from '../ui/error-banner.js';
-import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 import { useAction } from '../ui/use-action.js';
 import { LISTING_TIMEFRAMES, type ListingFormValues } from './listing-values.js';
 
@@ -32,12 +32,13 @@ export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel
       .flatMap(([, messages]) => messages);
   const tagErrors = listErrors('tags');
   const symbolErrors = listErrors('symbols');
-  const input = (key: 'name' | 'price' | 'tags' | 'symbols', errors: string[] | undefined) => ({
+  /** A text input's props, given the ids that describe it (FormField's). */
+  const input = (key: 'name' | 'price' | 'tags' | 'symbols', describedBy: string | undefined, invalid: boolean) => ({
     id: `listing-${key}`,
     value: values[key],
     onChange: (e: { target: { value: string } }) => set(key, e.target.value),
-    'aria-invalid': Boolean(errors?.length),
-    'aria-describedby': [`listing-${key}-hint`, errors?.length ? `listing-${key}-error` : ''].filter(Boolean).join(' '),
+    'aria-invalid': invalid,
+    'aria-describedby': describedBy,
   });
 
   async function submit(event: FormEvent) {
@@ -50,89 +51,85 @@ export function ListingForm({ initial, strategies, submitLabel, onSave, onCancel
       <ErrorBanner error={error} title="The listing was not saved" />
       <div className="form-grid">
         {strategies ? (
-          <div className="field">
-            <label htmlFor="listing-strategy">Strategy</label>
-            <select
-              id="listing-strategy"
-              value={values.strategyId}
-              onChange={(e) => set('strategyId', e.target.value)}
-              aria-invalid={Boolean(fields.strategyId)}
-            >
-              <option value="">Choose one of your strategies…</option>
-              {strategies.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name} (v{s.version})
-                </option>
-              ))}
-            </select>
-            <span className="hint">Its current version is published; buyers never see its source.</span>
-            <FieldError id="listing-strategy-error" messages={fields.strategyId} />
-          </div>
-        ) : null}
-        <div className="field">
-          <label htmlFor="listing-name">Name</label>
-          <input {...input('name', fields.name)} maxLength={200} />
-          <span className="hint" id="listing-name-hint">
-            What buyers see in the list
-          </span>
-          <FieldError id="listing-name-error" messages={fields.name} />
-        </div>
-        <div className="field">
-          <label htmlFor="listing-price">Price (USD)</label>
-          <input {...input('price', fields.price)} type="number" inputMode="decimal" min={0} step="0.01" placeholder="0" />
-          <span className="hint" id="listing-price-hint">
-            Empty or 0: free
-          </span>
-          <FieldError id="listing-price-error" messages={fields.price} />
-        </div>
-        <div className="field">
-          <label htmlFor="listing-tags">Tags</label>
-          <input {...input('tags', tagErrors)} spellCheck={false} />
-          <span className="hint" id="listing-tags-hint">
-            Up to 10, separated by commas: letters, digits and dashes
-          </span>
-          <FieldError id="listing-tags-error" messages={tagErrors} />
-        </div>
-        {strategies ? (
-          <>
-            <div className="field">
-              <label htmlFor="listing-symbols">Verified on symbols</label>
-              <input {...input('symbols', symbolErrors)} spellCheck={false} autoCapitalize="characters" placeholder="BTC/USDT:USDT" />
-              <span className="hint" id="listing-symbols-hint">
-                The platform's backtest and forward record run on these: ccxt symbols of the strategy's market, separated by commas or spaces. Empty:
-                BTC/USDT:USDT (perpetual) or BTC/USDT (spot)
-              </span>
-              <FieldError id="listing-symbols-error" messages={symbolErrors} />
-            </div>
-            <div className="field">
-              <label htmlFor="listing-timeframe">Verified on timeframe</label>
+          <FormField id="listing-strategy" label="Strategy" hint="Its current version is published; buyers never see its source." errors={fields.strategyId}>
+            {(describedBy, invalid) => (
               <select
-                id="listing-timeframe"
-                value={values.timeframe}
-                onChange={(e) => set('timeframe', e.target.value)}
-                aria-invalid={Boolean(fields.timeframe?.length)}
-                aria-describedby={['listing-timeframe-hint', fields.timeframe?.length ? 'listing-timeframe-error' : ''].filter(Boolean).join(' ')}
+                id="listing-strategy"
+                value={values.strategyId}
+                onChange={(e) => set('strategyId', e.target.value)}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
               >
-                <option value="">The strategy's declared timeframe</option>
-                {LISTING_TIMEFRAMES.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
+                <option value="">Choose one of your strategies…</option>
+                {strategies.map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.name} (v{s.version})
                   </option>
                 ))}
               </select>
-              <span className="hint" id="listing-timeframe-hint">
-                The candles the record advances on (1h when the strategy declares none)
-              </span>
-              <FieldError id="listing-timeframe-error" messages={fields.timeframe} />
-            </div>
+            )}
+          </FormField>
+        ) : null}
+        <FormField id="listing-name" label="Name" hint="What buyers see in the list" errors={fields.name}>
+          {(describedBy, invalid) => <input {...input('name', describedBy, invalid)} maxLength={200} />}
+        </FormField>
+        <FormField id="listing-price" label="Price (USD)" hint="Empty or 0: free" errors={fields.price}>
+          {(describedBy, invalid) => <input {...input('price', describedBy, invalid)} type="number" inputMode="decimal" min={0} step="0.01" placeholder="0" />}
+        </FormField>
+        <FormField id="listing-tags" label="Tags" hint="Up to 10, separated by commas: letters, digits and dashes" errors={tagErrors}>
+          {(describedBy, invalid) => <input {...input('tags', describedBy, invalid)} spellCheck={false} />}
+        </FormField>
+        {strategies ? (
+          <>
+            <FormField
+              id="listing-symbols"
+              label="Verified on symbols"
+              hint="The platform's backtest and forward record run on these: ccxt symbols of the strategy's market, separated by commas or spaces. Empty: BTC/USDT:USDT (perpetual) or BTC/USDT (spot)"
+              errors={symbolErrors}
+            >
+              {(describedBy, invalid) => (
+                <input {...input('symbols', describedBy, invalid)} spellCheck={false} autoCapitalize="characters" placeholder="BTC/USDT:USDT" />
+              )}
+            </FormField>
+            <FormField
+              id="listing-timeframe"
+              label="Verified on timeframe"
+              hint="The candles the record advances on (1h when the strategy declares none)"
+              errors={fields.timeframe}
+            >
+              {(describedBy, invalid) => (
+                <select
+                  id="listing-timeframe"
+                  value={values.timeframe}
+                  onChange={(e) => set('timeframe', e.target.value)}
+                  aria-invalid={invalid}
+                  aria-describedby={describedBy}
+                >
+                  <option value="">The strategy's declared timeframe</option>
+                  {LISTING_TIMEFRAMES.map((t) => (
+                    <option key={t} value={t}>
+                      {t}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </FormField>
           </>
         ) : null}
       </div>
-      <div className="field">
-        <label htmlFor="listing-description">Description</label>
-        <textarea id="listing-description" rows={4} maxLength={10_000} value={values.description} onChange={(e) => set('description', e.target.value)} />
-        <FieldError id="listing-description-error" messages={fields.description} />
-      </div>
+      <FormField id="listing-description" label="Description" errors={fields.description}>
+        {(describedBy, invalid) => (
+          <textarea
+            id="listing-description"
+            rows={4}
+            maxLength={10_000}
+            value={values.description}
+            onChange={(e) => set('description', e.target.value)}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+          />
+        )}
+      </FormField>
       <div className="actions">
         <button type="submit" className="primary" disabled={saving || (strategies !== null && !values.strategyId)}>
           {saving ? 'Saving…' : submitLabel}

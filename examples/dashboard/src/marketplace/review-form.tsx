@@ -3,7 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { useClient } from '../session/session-context.js';
 import type { ErrorView } from '../ui/describe-error.js';
 import { ErrorBanner } from '../ui/error-banner.js';
-import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 import { formatTime } from '../ui/format.js';
 import { Loading } from '../ui/loading.js';
 import { useAction } from '../ui/use-action.js';
@@ -96,30 +96,30 @@ function ReviewEditor({
         </p>
       ) : null}
       <div className="form-row">
-        <div className="field">
-          <label htmlFor="review-rating">Rating</label>
-          <select id="review-rating" value={rating} onChange={(e) => setRating(e.target.value)} aria-invalid={Boolean(error?.fields.rating)}>
-            {[5, 4, 3, 2, 1].map((n) => (
-              <option key={n} value={n}>
-                {n} of 5
-              </option>
-            ))}
-          </select>
-          <FieldError id="review-rating-error" messages={error?.fields.rating} />
-        </div>
-        <div className="field grow">
-          <label htmlFor="review-text">Review</label>
-          <textarea
-            id="review-text"
-            rows={3}
-            maxLength={5000}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            aria-invalid={Boolean(error?.fields.text)}
-            aria-describedby={error?.fields.text ? 'review-text-error' : undefined}
-          />
-          <FieldError id="review-text-error" messages={error?.fields.text} />
-        </div>
+        <FormField id="review-rating" label="Rating" errors={error?.fields.rating}>
+          {(describedBy, invalid) => (
+            <select id="review-rating" value={rating} onChange={(e) => setRating(e.target.value)} aria-invalid={invalid} aria-describedby={describedBy}>
+              {[5, 4, 3, 2, 1].map((n) => (
+                <option key={n} value={n}>
+                  {n} of 5
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+        <FormField id="review-text" label="Review" errors={error?.fields.text} grow>
+          {(describedBy, invalid) => (
+            <textarea
+              id="review-text"
+              rows={3}
+              maxLength={5000}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+            />
+          )}
+        </FormField>
       </div>
       <div className="actions">
         <button type="submit" className="primary" disabled={saving}>

@@ -2,7 +2,7 @@ import type { NotificationChannelKind, NotificationSeverity, StratboxClient } fr
 import { type FormEvent, useState } from 'react';
 import { useClient } from '../session/session-context.js';
 import { ErrorBanner } from '../ui/error-banner.js';
-import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 import { useAction } from '../ui/use-action.js';
 import { type ChannelFormValues, checkChannelForm, EMPTY_CHANNEL_FORM, toCreateBody } from './channel-form-values.js';
 import { ChannelTargetFields } from './channel-target-fields.js';
@@ -50,19 +50,19 @@ export function ChannelForm({ onCreated, onCancel }: { onCreated(channel: Create
           </label>
         ))}
       </fieldset>
-      <div className="field">
-        <label htmlFor="channel-label">Label</label>
-        <input
-          id="channel-label"
-          value={values.label}
-          maxLength={100}
-          placeholder="e.g. Ops webhook"
-          onChange={(e) => change({ label: e.target.value })}
-          aria-invalid={Boolean(problems.label)}
-          aria-describedby={problems.label ? 'channel-label-error' : undefined}
-        />
-        <FieldError id="channel-label-error" messages={problems.label} />
-      </div>
+      <FormField id="channel-label" label="Label" errors={problems.label}>
+        {(describedBy, invalid) => (
+          <input
+            id="channel-label"
+            value={values.label}
+            maxLength={100}
+            placeholder="e.g. Ops webhook"
+            onChange={(e) => change({ label: e.target.value })}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+          />
+        )}
+      </FormField>
       <ChannelTargetFields values={values} onChange={change} problems={problems} />
       <EventPicker allEvents={values.allEvents} events={values.events} onChange={change} problems={problems.events} />
       <div className="field">

@@ -1,4 +1,4 @@
-import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 import type { ChannelFormValues } from './channel-form-values.js';
 
 interface TargetFieldsProps {
@@ -15,23 +15,20 @@ const URL_HINT: Record<'webhook' | 'discord', string> = {
 /** Where a channel sends: a URL (webhook, Discord), or a bot token and a chat id (Telegram). */
 export function ChannelTargetFields({ values, onChange, problems }: TargetFieldsProps) {
   const field = (name: 'url' | 'botToken' | 'chatId', label: string, hint: string, type = 'text') => (
-    <div className="field grow">
-      <label htmlFor={`channel-${name}`}>{label}</label>
-      <input
-        id={`channel-${name}`}
-        type={type}
-        value={values[name]}
-        autoComplete="off"
-        spellCheck={false}
-        onChange={(e) => onChange({ [name]: e.target.value })}
-        aria-invalid={Boolean(problems[name])}
-        aria-describedby={`channel-${name}-hint${problems[name] ? ` channel-${name}-error` : ''}`}
-      />
-      <p className="hint" id={`channel-${name}-hint`}>
-        {hint}
-      </p>
-      <FieldError id={`channel-${name}-error`} messages={problems[name]} />
-    </div>
+    <FormField id={`channel-${name}`} label={label} hint={hint} errors={problems[name]} grow>
+      {(describedBy, invalid) => (
+        <input
+          id={`channel-${name}`}
+          type={type}
+          value={values[name]}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => onChange({ [name]: e.target.value })}
+          aria-invalid={invalid}
+          aria-describedby={describedBy}
+        />
+      )}
+    </FormField>
   );
   if (values.kind === 'telegram') {
     return (

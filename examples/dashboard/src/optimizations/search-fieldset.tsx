@@ -58,18 +58,9 @@ function ParamSearch({
         ))}
       </div>
       {choice.mode === 'fixed' ? (
-        <div className="field">
-          <label htmlFor={`param-${name}`}>Value</label>
-          <ParamInput
-            name={name}
-            spec={spec}
-            value={fixed}
-            onChange={onFixed}
-            describedBy={`param-${name}-error`}
-            invalid={Boolean(errors[`params.${name}`])}
-          />
-          <FieldError id={`param-${name}-error`} messages={errors[`params.${name}`]} />
-        </div>
+        <FormField id={`param-${name}`} label="Value" errors={errors[`params.${name}`]}>
+          {(describedBy, invalid) => <ParamInput name={name} spec={spec} value={fixed} onChange={onFixed} describedBy={describedBy} invalid={invalid} />}
+        </FormField>
       ) : isNumeric(spec) ? (
         <div className="range-grid">
           {(['min', 'max', 'step'] as const).map((field) => (

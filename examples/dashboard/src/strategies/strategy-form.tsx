@@ -1,6 +1,7 @@
 import { type FormEvent, useMemo, useRef, useState } from 'react';
 import { ErrorBanner } from '../ui/error-banner.js';
 import { FieldError } from '../ui/field-error.js';
+import { FormField } from '../ui/form-field.js';
 import { useAction } from '../ui/use-action.js';
 import { CodeEditor, type CodeEditorHandle } from './code-editor.js';
 import { ParamsPreview } from './params-preview.js';
@@ -33,7 +34,6 @@ export function StrategyForm({ initial, isNew, onSave }: StrategyFormProps) {
   const meta = useMemo(() => readStrategyMeta(values.source), [values.source]);
   const set = <K extends keyof StrategyFormValues>(key: K, value: StrategyFormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
   const problems = error?.source ?? [];
-  const described = (name: string) => (error?.fields[name] ? `strategy-${name}-error` : undefined);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -45,19 +45,19 @@ export function StrategyForm({ initial, isNew, onSave }: StrategyFormProps) {
     <form className="strategy-form" onSubmit={submit} noValidate>
       <ErrorBanner error={error} title="The strategy was not saved" />
       <div className="form-row">
-        <div className="field grow">
-          <label htmlFor="strategy-name">Name</label>
-          <input
-            id="strategy-name"
-            required
-            maxLength={200}
-            value={values.name}
-            onChange={(e) => set('name', e.target.value)}
-            aria-invalid={Boolean(error?.fields.name)}
-            aria-describedby={described('name')}
-          />
-          <FieldError id="strategy-name-error" messages={error?.fields.name} />
-        </div>
+        <FormField id="strategy-name" label="Name" errors={error?.fields.name} grow>
+          {(describedBy, invalid) => (
+            <input
+              id="strategy-name"
+              required
+              maxLength={200}
+              value={values.name}
+              onChange={(e) => set('name', e.target.value)}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+            />
+          )}
+        </FormField>
         {isNew ? (
           <div className="field">
             <label htmlFor="strategy-market">Market</label>
@@ -68,18 +68,19 @@ export function StrategyForm({ initial, isNew, onSave }: StrategyFormProps) {
           </div>
         ) : null}
       </div>
-      <div className="field">
-        <label htmlFor="strategy-description">Description</label>
-        <textarea
-          id="strategy-description"
-          rows={2}
-          maxLength={10_000}
-          value={values.description}
-          onChange={(e) => set('description', e.target.value)}
-          aria-describedby={described('description')}
-        />
-        <FieldError id="strategy-description-error" messages={error?.fields.description} />
-      </div>
+      <FormField id="strategy-description" label="Description" errors={error?.fields.description}>
+        {(describedBy, invalid) => (
+          <textarea
+            id="strategy-description"
+            rows={2}
+            maxLength={10_000}
+            value={values.description}
+            onChange={(e) => set('description', e.target.value)}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+          />
+        )}
+      </FormField>
       <div className="field">
         <span className="label" id="strategy-source-label">
           Source (JavaScript or TypeScript)
