@@ -1,5 +1,5 @@
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -88,6 +88,9 @@ describe('a host app bundled with esbuild', () => {
     mkdirSync(join(dir, 'dist/guest'));
     for (const name of GUEST_SCRIPTS)
       writeFileSync(join(dir, 'dist/guest', `${name}.js`), bundleGuestScript(join(REPO_ROOT, `packages/core/src/engine/guest/${name}.ts`)));
+
+    // the default QuickJS build, copied beside the bundle as the README says (the package's install writes packages/core/wasm)
+    cpSync(join(REPO_ROOT, 'packages/core/wasm'), join(dir, 'dist/wasm'), { recursive: true });
 
     const run = await runNode([join(dir, 'dist/app.mjs')], { cwd: join(dir, 'dist'), timeoutMs: 150_000 });
     expect(run.stderr).not.toContain('Error');

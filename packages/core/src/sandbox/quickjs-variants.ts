@@ -1,23 +1,32 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { findQuickJsSpeedWasm } from './quickjs-speed-wasm.js';
+import { SandboxError } from './sandbox-error.js';
 
 /**
- * The QuickJS builds the engine can run: `quickjs` is Fabrice Bellard's QuickJS, `quickjs-ng`
- * the community fork. Both are the release, sync, separate-.wasm builds of quickjs-emscripten.
- * `quickjs` is the default: it ran the reference strategy faster in bench/engine.bench.ts.
+ * The QuickJS builds the engine can run:
+ * - `quickjs-speed` (the default): Fabrice Bellard's QuickJS from quickjs-emscripten's release
+ *   build, its WebAssembly re-optimized for speed by binaryen when the package is built
+ *   (`scripts/build-quickjs-speed.mjs`, the same JavaScript glue and exports);
+ * - `quickjs`: that release build as published (compiled `-Oz`, for size);
+ * - `quickjs-ng`: the community fork, release build as published.
+ * All three are the sync, separate-.wasm builds of quickjs-emscripten 0.32.
  */
-export type QuickJSBuild = 'quickjs' | 'quickjs-ng';
+export type QuickJSBuild = 'quickjs-speed' | 'quickjs' | 'quickjs-ng';
 
-export const DEFAULT_QUICKJS_BUILD: QuickJSBuild = 'quickjs';
+export const QUICKJS_BUILDS: readonly QuickJSBuild[] = ['quickjs-speed', 'quickjs', 'quickjs-ng'];
 
-const PACKAGES: Record<QuickJSBuild, string> = {
-  quickjs: '@jitl/quickjs-wasmfile-release-sync',
-  'quickjs-ng': '@jitl/quickjs-ng-wasmfile-release-sync',
-};
+/** `quickjs-speed`: it ran the reference strategy fastest in bench/engine.bench.ts. */
+export const DEFAULT_QUICKJS_BUILD: QuickJSBuild = 'quickjs-speed';
+
+/** `value` when it names a build, else the default (a child's command-line argument). */
+export function quickJSBuildOr(value: unknown): QuickJSBuild {
+  return QUICKJS_BUILDS.includes(value as QuickJSBuild) ? (value as QuickJSBuild) : DEFAULT_QUICKJS_BUILD;
+}
 
 async function importVariant(build: QuickJSBuild): Promise<QuickJSSyncVariant> {
-  const mod = (build === 'quickjs' ? await import('@jitl/quickjs-wasmfile-release-sync') : await import('@jitl/quickjs-ng-wasmfile-release-sync')) as {
+  const mod = (build === 'quickjs-ng' ? await import('@jitl/quickjs-ng-wasmfile-release-sync') : await import('@jitl/quickjs-wasmfile-release-sync')) as {
     default: QuickJSSyncVariant | { default: QuickJSSyncVariant };
   };
   const v = mod.default as QuickJSSyncVariant & { default?: QuickJSSyncVariant };
@@ -35,15 +44,31 @@ function currentFile(): string {
   return typeof __filename === 'string' ? __filename : new URL(import.meta.url).pathname;
 }
 
+/** The bytes of a build's .wasm file. */
+async function readWasm(build: QuickJSBuild): Promise<Uint8Array> {
+  if (build === 'quickjs-speed') {
+    const path = findQuickJsSpeedWasm();
+    if (path === null) {
+      throw new SandboxError(
+        'CRASHED',
+        'The quickjs-speed QuickJS build (wasm/quickjs-speed.wasm) was not found: @stratbox/core writes it when installed or built (pnpm --filter @stratbox/core build:quickjs); if @stratbox/core is bundled into your app, copy node_modules/@stratbox/core/wasm next to the bundle (README, "Bundling a host app"), or choose the build \'quickjs\'',
+      );
+    }
+    return readFile(path);
+  }
+  const require = createRequire(currentFile());
+  return readFile(require.resolve(`${build === 'quickjs-ng' ? '@jitl/quickjs-ng-wasmfile-release-sync' : '@jitl/quickjs-wasmfile-release-sync'}/wasm`));
+}
+
 function load(build: QuickJSBuild): Promise<Loaded> {
   let p = loaded.get(build);
   if (!p) {
     p = (async () => {
-      const require = createRequire(currentFile());
-      const bytes = await readFile(require.resolve(`${PACKAGES[build]}/wasm`));
+      const bytes = await readWasm(build);
       const [variant, wasm] = await Promise.all([importVariant(build), WebAssembly.compile(bytes)]);
       return { variant, wasm };
     })();
+    p.catch(() => loaded.delete(build));
     loaded.set(build, p);
   }
   return p;

@@ -1,6 +1,6 @@
 import { guestScript } from '../../engine/guest-script.js';
 import type { ChildProgram } from '../../sandbox/child-program.js';
-import { DEFAULT_QUICKJS_BUILD } from '../../sandbox/quickjs-variants.js';
+import { quickJSBuildOr } from '../../sandbox/quickjs-variants.js';
 import type { BacktestChildJob } from './backtest-worker-protocol.js';
 import { inspectStrategyInGuest } from './inspect-in-guest.js';
 import { runBacktestInGuest } from './run-in-guest.js';
@@ -12,7 +12,7 @@ import { createTrialCandleCache } from './trial-candle-cache.js';
  * backtest, so V8 has compiled QuickJS's hot paths and the first real job does not pay for it.
  */
 async function warmUp(): Promise<void> {
-  const build = process.argv[2] === 'quickjs-ng' ? 'quickjs-ng' : DEFAULT_QUICKJS_BUILD;
+  const build = quickJSBuildOr(process.argv[2]);
   const n = 2000;
   const column = (f: (i: number) => number) => Float64Array.from({ length: n }, (_, i) => f(i));
   const candles = {

@@ -38,7 +38,7 @@ export interface SandboxPoolOptions {
    * when there are at least 2; a cap of `size` or more lets one tenant hold every child.
    */
   maxRunningPerTenant?: number;
-  /** QuickJS build. Default `quickjs` (faster than `quickjs-ng` in bench/engine.bench.ts). */
+  /** QuickJS build. Default `quickjs-speed` (the fastest in bench/engine.bench.ts); `quickjs` is the release build as published. */
   build?: QuickJSBuild;
   /** QuickJS heap limit per job. Default 256 MiB. */
   memoryLimitBytes?: number;
