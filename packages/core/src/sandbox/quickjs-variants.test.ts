@@ -94,7 +94,7 @@ describe('QuickJS builds', () => {
     expect(stamp.output).toBe(sha(speed));
     // Re-optimized, not a copy; with the release build's exports.
     expect(sha(speed)).not.toBe(sha(release));
-    const exports = (bytes: Uint8Array) => WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
+    const exports = (bytes: Buffer<ArrayBuffer>) => WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
     expect(exports(speed)).toEqual(exports(release));
   });
 

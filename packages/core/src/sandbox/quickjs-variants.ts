@@ -45,7 +45,7 @@ function currentFile(): string {
 }
 
 /** The bytes of a build's .wasm file. */
-async function readWasm(build: QuickJSBuild): Promise<Uint8Array> {
+async function readWasm(build: QuickJSBuild): Promise<Buffer<ArrayBuffer>> {
   if (build === 'quickjs-speed') {
     const path = findQuickJsSpeedWasm();
     if (path === null) {
