@@ -1,17 +1,22 @@
 /**
  * Backtest engine benchmark: bars per second of the reference SMA-crossover strategy through the
  * whole engine (child process, QuickJS sandbox, fills, equity marks, metrics, result shapes) on
- * 1,000,000 one-minute candles, for both QuickJS builds, beside the same strategy logic as plain
- * JavaScript in the host, and a one-year (525,600 candles) end-to-end run.
+ * 1,000,000 one-minute candles, for each QuickJS build (quickjs-speed, the default; quickjs, the
+ * release build it is made from and the default before it; quickjs-ng), the builds taking turns
+ * run by run, beside the same strategy logic as plain JavaScript in the host, and a one-year
+ * (525,600 candles) end-to-end run; then quickjs-speed against quickjs, with whether their trades
+ * are identical.
  *
  *   cd bench && node --conditions=@stratbox/source --import tsx engine.bench.ts
- *   (COMPARE_ONLY=1 for the comparison with the previous engine alone; BARS=n for another size)
+ *   (COMPARE_ONLY=1 for the comparison with the previous engine alone; BARS=n for another size;
+ *   ROUNDS=n runs per build, default 3; BUILDS=quickjs-speed,quickjs for some builds only)
  *
  * Then the same strategy on the previous engine (the ES5 runtime in a string, extracted from git
  * at PREVIOUS_ENGINE_COMMIT) beside this one, runs alternating, with their ratio.
  *
  * Targets (issue): >= 500,000 bars/s through the sandbox, 525,600 candles in under 2 s; the
- * typed-module engine no slower than the previous one.
+ * typed-module engine no slower than the previous one; the default build at least 1.5x the
+ * release build (issue 28).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
@@ -22,6 +27,9 @@ import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
 const YEAR_BARS = 525_600;
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+/** The builds compared, in turn (BUILDS=quickjs-speed,quickjs for two of them). */
+const BUILDS = (process.env.BUILDS ?? 'quickjs-speed,quickjs,quickjs-ng').split(',') as QuickJSBuild[];
 const FEES = { maker: 0.0002, taker: 0.0005 };
 
 const STRATEGY = REFERENCE_STRATEGY;
@@ -88,7 +96,9 @@ async function main() {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
-  console.log('Sandbox rows: best of 3 end-to-end runs (job sent to a warm child, QuickJS, fills, equity, metrics, result back), and the median of the 3.');
+  console.log(
+    `Sandbox rows: best of ${ROUNDS} end-to-end runs per build, the builds taking turns run by run (job sent to a warm child, QuickJS, fills, equity, metrics, result back), and the median.`,
+  );
   const candles = syntheticCandles(BARS);
   // COMPARE_ONLY=1: only this engine beside the previous one.
   if (process.env.COMPARE_ONLY === '1') return compareWithPrevious(candles);
@@ -103,65 +113,97 @@ async function main() {
   }
   const hostRate = BARS / (hostMs / 1000);
 
-  const rows: {
+  type Row = {
     build: QuickJSBuild;
     ms: number;
     medianMs: number;
     rate: number;
     cpuMs: number;
+    /** Median child CPU ms of the runs. */
+    medianCpuMs: number;
     trades: number;
+    /** Every trade of the last run, as JSON: the builds must agree exactly. */
+    tradesJson: string;
     rss: number;
     yearMs: number;
     curveMs: number;
-  }[] = [];
-  for (const build of ['quickjs', 'quickjs-ng'] as QuickJSBuild[]) {
-    const pool = createSandboxPool({ size: 1, build, cpuTimeMs: 120_000, rssLimitBytes: 3 * 1024 ** 3, maxOldSpaceSizeMb: 2048 });
-    try {
-      await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': slice(candles, 20_000) }, fees: FEES }); // warm the child
-      let best = Infinity;
-      const walls: number[] = [];
-      let cpuMs = 0;
-      let trades = 0;
-      let rss = 0;
-      let curveMs = 0;
-      for (let i = 0; i < 3; i++) {
+  };
+  // Every build's pool is open at once and the builds take turns run by run, so all see the same machine load.
+  const builds = BUILDS;
+  const pools = builds.map((build) => createSandboxPool({ size: 1, build, cpuTimeMs: 120_000, rssLimitBytes: 3 * 1024 ** 3, maxOldSpaceSizeMb: 2048 }));
+  const rows: Row[] = builds.map((build) => ({
+    build,
+    ms: Infinity,
+    medianMs: 0,
+    rate: 0,
+    cpuMs: 0,
+    medianCpuMs: 0,
+    trades: 0,
+    tradesJson: '',
+    rss: 0,
+    yearMs: Infinity,
+    curveMs: 0,
+  }));
+  const walls: number[][] = builds.map(() => []);
+  const cpus: number[][] = builds.map(() => []);
+  try {
+    for (const pool of pools) await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': slice(candles, 20_000) }, fees: FEES }); // warm the child
+    for (let i = 0; i < ROUNDS; i++) {
+      for (let k = 0; k < builds.length; k++) {
+        const row = rows[k]!;
         const t0 = performance.now();
-        const r = await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': candles }, fees: FEES });
+        const r = await pools[k]!.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': candles }, fees: FEES });
         const ms = performance.now() - t0;
-        walls.push(ms);
-        if (ms < best) {
-          best = ms;
-          cpuMs = r.stats.cpuMs;
+        walls[k]!.push(ms);
+        cpus[k]!.push(r.stats.cpuMs);
+        if (ms < row.ms) {
+          row.ms = ms;
+          row.cpuMs = r.stats.cpuMs;
         }
-        trades = r.trades.length;
-        rss = Math.max(rss, r.stats.peakRssBytes);
+        row.trades = r.trades.length;
+        row.tradesJson = JSON.stringify(r.trades);
+        row.rss = Math.max(row.rss, r.stats.peakRssBytes);
         const c0 = performance.now();
         if (r.equityCurve.length !== r.series.equity.length) throw new Error('equity curve mismatch');
-        curveMs = performance.now() - c0;
+        row.curveMs = performance.now() - c0;
       }
-      const year = slice(candles, Math.min(YEAR_BARS, BARS));
-      let yearMs = Infinity;
-      for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
-        await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': year }, fees: FEES });
-        yearMs = Math.min(yearMs, performance.now() - t0);
-      }
-      const medianMs = walls.sort((a, b) => a - b)[walls.length >> 1]!;
-      rows.push({ build, ms: best, medianMs, rate: BARS / (best / 1000), cpuMs, trades, rss, yearMs, curveMs });
-    } finally {
-      await pool.close();
     }
+    const year = slice(candles, Math.min(YEAR_BARS, BARS));
+    for (let i = 0; i < 3; i++) {
+      for (let k = 0; k < builds.length; k++) {
+        const t0 = performance.now();
+        await pools[k]!.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': year }, fees: FEES });
+        rows[k]!.yearMs = Math.min(rows[k]!.yearMs, performance.now() - t0);
+      }
+    }
+  } finally {
+    for (const pool of pools) await pool.close();
   }
+  rows.forEach((row, k) => {
+    row.medianMs = walls[k]!.sort((a, b) => a - b)[walls[k]!.length >> 1]!;
+    row.medianCpuMs = cpus[k]!.sort((a, b) => a - b)[cpus[k]!.length >> 1]!;
+    row.rate = BARS / (row.ms / 1000);
+  });
 
   console.log('');
   console.log(
-    '| engine | bars/s (wall) | wall ms | median of 3: bars/s | child CPU ms | bars per child CPU-second | trades | vs host JS | 525,600 bars | peak child RSS |',
+    '| engine | bars/s (wall) | wall ms | median: bars/s | child CPU ms | bars per child CPU-second | trades | vs host JS | 525,600 bars | peak child RSS |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   console.log(`| host JS (no sandbox) | ${fmt(hostRate)} | ${hostMs.toFixed(1)} | - | - | - | ${hostTrades} | 1.00x | - | - |`);
   for (const r of rows) {
     console.log(
       `| ${r.build} sandbox | ${fmt(r.rate)} | ${fmt(r.ms)} | ${fmt(BARS / (r.medianMs / 1000))} | ${fmt(r.cpuMs)} | ${fmt(BARS / (r.cpuMs / 1000))} | ${r.trades} | ${(r.rate / hostRate).toFixed(4)}x (1/${fmt(hostRate / r.rate)}) | ${r.yearMs.toFixed(0)} ms | ${mb(r.rss)} |`,
+    );
+  }
+  const speed = rows.find((r) => r.build === 'quickjs-speed');
+  const release = rows.find((r) => r.build === 'quickjs');
+  if (speed && release) {
+    console.log('');
+    console.log(
+      `quickjs-speed (default) / quickjs (the release build, the default before): ${(release.ms / speed.ms).toFixed(2)}x wall (best), ` +
+        `${(release.medianMs / speed.medianMs).toFixed(2)}x wall (median), ${(release.medianCpuMs / speed.medianCpuMs).toFixed(2)}x per child CPU-second (median); ` +
+        `the same trades: ${speed.tradesJson === release.tradesJson} (target >= 1.5x, issue 28)`,
     );
   }
   const fastest = rows.reduce((a, b) => (b.rate > a.rate ? b : a));
@@ -188,6 +230,10 @@ async function compareWithPrevious(candles: CandleColumns) {
   const engines = [
     { name: `previous engine (${PREVIOUS_ENGINE_COMMIT.slice(0, 7)}, runtime in a string)`, pool: createPrevious(options) },
     { name: 'this engine (typed modules)', pool: createSandboxPool(options as Parameters<typeof createSandboxPool>[0]) },
+    {
+      name: 'this engine, quickjs-speed build (the default)',
+      pool: createSandboxPool({ ...options, build: 'quickjs-speed' } as Parameters<typeof createSandboxPool>[0]),
+    },
   ];
   const job = { source: STRATEGY, candles: { 'BTC/USDT:USDT': candles }, fees: FEES };
   const results = engines.map(() => ({ wallMs: Infinity, cpuMs: Infinity, trades: 0 }));
@@ -207,16 +253,19 @@ async function compareWithPrevious(candles: CandleColumns) {
   } finally {
     for (const e of engines) await e.pool.close();
   }
-  console.log('| quickjs build, best of 3 alternating runs | bars/s (wall) | bars per child CPU-second | trades |');
+  console.log('| best of 3 alternating runs (quickjs build unless named) | bars/s (wall) | bars per child CPU-second | trades |');
   console.log('|---|---:|---:|---:|');
   engines.forEach((e, k) => {
     const r = results[k]!;
     console.log(`| ${e.name} | ${fmt(BARS / (r.wallMs / 1000))} | ${fmt(BARS / (r.cpuMs / 1000))} | ${r.trades} |`);
   });
-  const [before, after] = results as [(typeof results)[0], (typeof results)[0]];
+  const [before, after, speed] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
   console.log('');
   console.log(
     `this engine / previous: ${(before.wallMs / after.wallMs).toFixed(2)}x wall, ${(before.cpuMs / after.cpuMs).toFixed(2)}x per child CPU-second (target >= 1.00x; the same trades: ${before.trades === after.trades})`,
+  );
+  console.log(
+    `this engine on quickjs-speed / previous: ${(before.wallMs / speed.wallMs).toFixed(2)}x wall, ${(before.cpuMs / speed.cpuMs).toFixed(2)}x per child CPU-second (the same trades: ${before.trades === speed.trades})`,
   );
 }
 

@@ -12,8 +12,9 @@
  *   ROUNDS=n (default 4) rounds of the snapshots comparison, which runs first; ONLY=snapshots stops after it.
  *
  * First, trials that start warm (issue 28): the sweep on one child with `snapshots` (each trial
- * from a snapshot of the guest runtime, the default) against the runtime evaluated per trial, in
- * alternating rounds, with the ratio of their medians.
+ * from a snapshot of the guest runtime, the default) on the default build (quickjs-speed) and on
+ * the release build (quickjs), against the runtime evaluated per trial on the release build (the
+ * old cold path), in alternating rounds, with the ratios of their medians.
  *
  * Both sides here skip the job queue and the store, which a backtest submitted over HTTP also pays
  * (the issue measured about 5 backtests/s that way). Target (issue): at least 100 trials/s on this
@@ -22,11 +23,14 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool, type TrialsOptions } from '../packages/core/src/backtests/engine/backtest-pool.js';
 import { periodGrid } from '../packages/core/src/backtests/engine/period-returns.js';
+import type { QuickJSBuild } from '../packages/core/src/sandbox/index.js';
 import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const TRIALS = Number(process.env.TRIALS ?? 1000);
 /** Rounds of the snapshots comparison (alternating which path goes first). */
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
+/** The builds whose snapshot trials are compared (BUILDS=quickjs-speed for the default alone). */
+const BUILDS = (process.env.BUILDS ?? 'quickjs-speed,quickjs').split(',') as QuickJSBuild[];
 const HOUR = 3_600_000;
 const YEAR_HOURS = 8760;
 const FEES = { maker: 0.0002, taker: 0.0005 };
@@ -99,30 +103,33 @@ async function measure(workers: number, sets: Record<string, string>[], mode: Mo
 }
 
 /**
- * Trials that start warm (issue 28): the same sweep on one child, each trial from a snapshot of
- * the guest runtime (`snapshots`, the default) and with the runtime evaluated afresh per trial
- * (today's path before it), in alternating rounds. Trials/s is wall time (the machine's load shows
+ * Trials that start warm (issue 28): the same sweep on one child per build, each trial from a
+ * snapshot of the guest runtime (`snapshots`, the default) on each of `BUILDS`, and with the
+ * runtime evaluated afresh per trial on the release build `quickjs` (the path before both), in
+ * alternating rounds. Trials/s is wall time (the machine's load shows
  * in it); CPU ms/trial is what the trials report as their own (`cpuMs`), the first trial of a call
  * counting the snapshot's build.
  */
 async function compareSnapshots(sets: Record<string, string>[], rounds: number): Promise<void> {
-  const pool = createSandboxPool({ size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000 });
   const candles = hourly();
   const job = { source: SOURCE, candles, fees: FEES, timeframe: '1h' as const };
+  // Each build in a child of its own; the old cold path last (the ratios are against it).
+  const pools = new Map(BUILDS.map((build) => [build, createSandboxPool({ size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000, build })]));
   const paths = [
-    { name: 'snapshots', snapshots: true },
-    { name: 'runtime per trial', snapshots: false },
+    ...BUILDS.map((build) => ({ name: `snapshots, ${build}`, build, snapshots: true })),
+    { name: 'runtime per trial, quickjs (the old cold path)', build: 'quickjs' as QuickJSBuild, snapshots: false },
   ];
+  if (!pools.has('quickjs')) pools.set('quickjs', createSandboxPool({ size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000, build: 'quickjs' }));
   const seen = new Map<string, { perSecond: number[]; cpuMs: number[] }>(paths.map((p) => [p.name, { perSecond: [], cpuMs: [] }]));
   const answers = new Map<string, string>();
   try {
-    for (const path of paths) await pool.runTrials(job, sets.slice(0, 4), { snapshots: path.snapshots });
+    for (const path of paths) await pools.get(path.build)!.runTrials(job, sets.slice(0, 4), { snapshots: path.snapshots });
     console.log(`| round | path | trials/s | CPU ms/trial (trials' own) |`);
     console.log('|---:|---|---:|---:|');
     for (let round = 1; round <= rounds; round++) {
       for (const path of round % 2 === 1 ? paths : [...paths].reverse()) {
         const started = performance.now();
-        const trials = await pool.runTrials(job, sets, { snapshots: path.snapshots });
+        const trials = await pools.get(path.build)!.runTrials(job, sets, { snapshots: path.snapshots });
         const perSecond = sets.length / ((performance.now() - started) / 1000);
         const failed = trials.filter((t) => !t.ok).length;
         if (failed > 0) throw new Error(`${failed} trials failed (${path.name})`);
@@ -134,20 +141,25 @@ async function compareSnapshots(sets: Record<string, string>[], rounds: number):
       }
     }
   } finally {
-    await pool.close();
+    for (const pool of pools.values()) await pool.close();
   }
   const median = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
     const mid = sorted.length >> 1;
     return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
-  const [warm, cold] = paths.map((p) => seen.get(p.name)!);
+  const cold = seen.get(paths[paths.length - 1]!.name)!;
+  const coldAnswers = answers.get(paths[paths.length - 1]!.name);
   console.log('');
-  console.log(
-    `Snapshots against the runtime per trial (median of ${rounds} rounds): ${fmt(median(warm!.perSecond))} against ${fmt(median(cold!.perSecond))} trials/s, ` +
-      `${(median(warm!.perSecond) / median(cold!.perSecond)).toFixed(2)}x wall; ${fmt(median(warm!.cpuMs))} against ${fmt(median(cold!.cpuMs))} CPU ms/trial, ` +
-      `${(median(cold!.cpuMs) / median(warm!.cpuMs)).toFixed(2)}x CPU. Same answers: ${answers.get(paths[0]!.name) === answers.get(paths[1]!.name)}.`,
-  );
+  console.log(`Against the runtime per trial on quickjs (the old cold path), median of ${rounds} rounds:`);
+  for (const path of paths.slice(0, -1)) {
+    const warm = seen.get(path.name)!;
+    console.log(
+      `- ${path.name}: ${fmt(median(warm.perSecond))} against ${fmt(median(cold.perSecond))} trials/s, ` +
+        `${(median(warm.perSecond) / median(cold.perSecond)).toFixed(2)}x wall; ${fmt(median(warm.cpuMs))} against ${fmt(median(cold.cpuMs))} CPU ms/trial, ` +
+        `${(median(cold.cpuMs) / median(warm.cpuMs)).toFixed(2)}x CPU. Same answers: ${answers.get(path.name) === coldAnswers}.`,
+    );
+  }
   console.log('Target (issue 28): at least 2x on 1,000 SMA trials over a year of 1h.');
 }
 
