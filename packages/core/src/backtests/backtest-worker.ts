@@ -9,7 +9,7 @@ import { BACKTEST_JOB } from './backtest-service.js';
 import { toProgressEvent } from './backtest-views.js';
 import { tradesToStore } from './stored-trades.js';
 import { runSeed } from './run-seed.js';
-import { cpuMsOf, runErrorFor } from './run-errors.js';
+import { cpuMsOf, runErrorFor } from '../runs/run-errors.js';
 import { loadBacktestCandles } from './load-backtest-candles.js';
 import { processedOf, tradedBars } from './run-bars.js';
 import { loadBacktestFunding } from './load-backtest-funding.js';

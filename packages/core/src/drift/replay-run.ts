@@ -1,5 +1,5 @@
 import { StratboxError } from '../errors/stratbox-error.js';
-import { cpuMsOf, runErrorFor } from '../backtests/run-errors.js';
+import { cpuMsOf, runErrorFor } from '../runs/run-errors.js';
 import type { BacktestRunInput, BacktestRunOutput, StrategyRunner } from '../ports/strategy-runner.js';
 
 /** How a replay's CPU time is charged: the user's compute, as a backtest's. */

@@ -1,4 +1,3 @@
-import { loadRunnableSource } from '../marketplace/licences.js';
 import { loadBacktestCandles } from '../backtests/load-backtest-candles.js';
 import { loadBacktestFunding } from '../backtests/load-backtest-funding.js';
 import { periodGrid } from '../backtests/engine/period-returns.js';
@@ -9,6 +8,7 @@ import type { OptimizationRecord } from '../ports/store-optimizations.js';
 import type { StrategyRunner, TrialsRunInput } from '../ports/strategy-runner.js';
 import type { ParamSpec } from '../sandbox/strategy-meta.js';
 import { type OptimizationPlan, planOptimization } from './optimization-plan.js';
+import { assertCandlesFrom, loadRunStrategy } from '../runs/run-inputs.js';
 
 /** What every trial of an optimization runs on: loaded once per node, shared by its slices. */
 export interface RunInputs {
@@ -32,11 +32,7 @@ export async function loadRunInputs(
 ): Promise<RunInputs> {
   const { store, runner, marketData } = deps;
   const { spec } = record;
-  const version = await loadRunnableSource(store, record.userId, record.strategyId, record.strategyVersion).catch(() => null);
-  if (!version)
-    throw Object.assign(new Error(`Strategy ${record.strategyId} version ${record.strategyVersion} no longer exists`), { code: 'STRATEGY_DELETED' });
-  const ownsSource = version.userId === record.userId;
-  const info = await runner.inspect(version.source, { tenant: record.userId });
+  const { source, ownsSource, info } = await loadRunStrategy(store, runner, record);
   const timeframe = spec.timeframe as TimeframeName;
   const plan = planOptimization(spec, info.params as Record<string, ParamSpec> | undefined, TIMEFRAME_MS[timeframe]);
   const { series } = await loadBacktestCandles(marketData, {
@@ -46,14 +42,12 @@ export async function loadRunInputs(
     endDate: spec.endDate,
     warmup: info.warmup ?? 0,
   });
-  if (series.every((s) => s.length === 0 || s.time[s.length - 1]! < plan.range.start)) {
-    throw Object.assign(new Error('No candles in the requested range'), { code: 'DATA_NOT_FOUND' });
-  }
+  assertCandlesFrom(series, plan.range.start);
   const funding = spec.funding ? await loadBacktestFunding(marketData, { symbols: spec.symbols, startDate: spec.startDate, endDate: spec.endDate }) : null;
   return {
     plan,
     input: {
-      source: version.source,
+      source,
       series,
       fees: spec.fees,
       leverage: spec.leverage,

@@ -1,4 +1,4 @@
-import { cpuMsOf, runErrorFor } from '../backtests/run-errors.js';
+import { cpuMsOf, runErrorFor } from '../runs/run-errors.js';
 import { runSeed } from '../backtests/run-seed.js';
 import type { Clock } from '../ports/clock.js';
 import type { Job } from '../ports/job-queue.js';

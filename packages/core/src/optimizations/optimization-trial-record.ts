@@ -1,5 +1,5 @@
 import type { OptimizationObjective } from '@stratbox/contract';
-import { runErrorFor } from '../backtests/run-errors.js';
+import { runErrorFor } from '../runs/run-errors.js';
 import type { OptimizationBestRecord, OptimizationRecord, OptimizationTrialRecord } from '../ports/store-optimizations.js';
 import type { TrialRunOutcome } from '../ports/strategy-runner.js';
 import { bestTrial, isFeasible, objectiveOf } from '../research/trial-score.js';

@@ -1,6 +1,6 @@
 import { BACKTEST_JOB } from '../backtests/backtest-service.js';
 import { newBacktestRecord } from '../backtests/new-backtest-record.js';
-import { cpuMsOf, runErrorFor } from '../backtests/run-errors.js';
+import { cpuMsOf, runErrorFor } from '../runs/run-errors.js';
 import { runSeed } from '../backtests/run-seed.js';
 import { pickStrategyRunner, type StrategyRunnerDep } from '../backtests/strategy-runner-dep.js';
 import type { TimeWindow } from '../backtests/engine/time-window.js';
@@ -19,6 +19,7 @@ import { createRunInputsCache, loadRunInputs, type RunInputs, windowInput } from
 import { createSliceHandler } from './optimization-slice-handler.js';
 import { OPTIMIZATION_SLICE_JOB } from './optimization-slice-job.js';
 import { bestOfTrials } from './optimization-trial-record.js';
+import { createRunLifecycle, type RunRecovery } from '../runs/run-lifecycle.js';
 
 export type OptimizationWorkerDeps = StrategyRunnerDep & {
   store: Store;
@@ -52,8 +53,8 @@ export type OptimizationWorkerDeps = StrategyRunnerDep & {
   onCompute?: (userId: string, computeMs: number, repos: StoreRepositories) => Promise<void>;
   /** Throws (402 PLAN_LIMIT_EXCEEDED) when the user has no compute left: checked after each slice. */
   assertComputeLeft?: (userId: string) => Promise<void>;
-  /** What `start()` does about optimizations a stop left queued or running (as for backtests). */
-  recovery?: 'restart' | 'resubmit' | 'none';
+  /** What `start()` does about optimizations a stop left queued or running (see `RunRecovery`). */
+  recovery?: RunRecovery;
 };
 
 /** An optimization a crash or stop interrupted this many times is failed. */
@@ -101,18 +102,18 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
   const fail = (id: string, error: { code: string; message: string }, pendingMs: number) =>
     ledger.finish(id, { status: 'failed', error, finishedAt: clock.now().toISOString() }, pendingMs);
 
-  /** Takes the job: queued to running, or (redelivered) a running one left by a dead worker. */
-  async function take(job: Job): Promise<OptimizationRecord | null> {
-    let started = await store.optimizations.transition(job.id, ['queued'], { status: 'running', startedAt: clock.now().toISOString() });
-    if (!started && job.redelivered) started = await store.optimizations.transition(job.id, ['running'], {});
-    if (!started) return null;
-    if (started.attempts >= MAX_ATTEMPTS) {
-      const message = `The optimization was interrupted ${started.attempts} times (server restart or crash); giving up. Its ${started.trialsDone} trials are kept.`;
-      await fail(started.id, { code: 'INTERRUPTED', message }, 0);
-      return null;
-    }
-    return store.optimizations.transition(job.id, ['running'], { attempts: started.attempts + 1 });
-  }
+  const lifecycle = createRunLifecycle({
+    records: store.optimizations,
+    queue,
+    clock,
+    jobName: OPTIMIZATION_JOB,
+    maxAttempts: MAX_ATTEMPTS,
+    restartPatch: {}, // its stored trials are kept: the next run skips them
+    giveUp: async (r: OptimizationRecord) => {
+      const message = `The optimization was interrupted ${r.attempts} times (server restart or crash); giving up. Its ${r.trialsDone} trials are kept.`;
+      await fail(r.id, { code: 'INTERRUPTED', message }, 0);
+    },
+  });
 
   async function readTrials(run: Run): Promise<void> {
     run.trials = new Map((await store.optimizations.listAllTrials(run.record.id)).map((t) => [t.index, t]));
@@ -191,7 +192,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
 
   /** The coordinator: one delivery of an optimization job. */
   async function run(job: Job, signal: AbortSignal): Promise<void> {
-    const record = await take(job);
+    const record = await lifecycle.take(job);
     if (!record) return;
     ledger.publish(record);
     let current: Run | null = null;
@@ -240,11 +241,7 @@ export function createOptimizationWorker(deps: OptimizationWorkerDeps) {
      * optimization and slice jobs.
      */
     async start(): Promise<void> {
-      const recovery = deps.recovery ?? (queue.shared ? 'resubmit' : 'restart');
-      const interrupted = recovery === 'none' ? [] : await store.optimizations.listByStatus(['queued', 'running'], 10_000);
-      for (const r of interrupted) {
-        await queue.enqueue({ name: OPTIMIZATION_JOB, id: r.id, group: r.userId, payload: {}, ...(r.status === 'running' ? { redelivered: true } : {}) });
-      }
+      await lifecycle.recover(deps.recovery ?? (queue.shared ? 'resubmit' : 'restart'));
       queue.process(OPTIMIZATION_JOB, run, { concurrency, perGroup: 1 });
       queue.process(OPTIMIZATION_SLICE_JOB, runSlice, { concurrency: Math.max(1, concurrency) * parallel, perGroup: parallel });
     },

@@ -50,7 +50,7 @@ async function setUp(shared = false) {
         endDate: '2024-01-14',
         timeframe: '1h',
         marketType: 'SPOT',
-        fees: 0.001,
+        fees: { maker: 0.001, taker: 0.001 },
         leverage: 1,
         slippage: 0,
         initialCapital: 10_000,

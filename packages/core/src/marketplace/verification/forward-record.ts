@@ -3,7 +3,7 @@ import { runRecordIdentity } from './record-run.js';
 import { downsampleEquity } from '../../backtests/equity-downsample.js';
 import { loadBacktestCandles } from '../../backtests/load-backtest-candles.js';
 import { loadBacktestFunding } from '../../backtests/load-backtest-funding.js';
-import { cpuMsOf } from '../../backtests/run-errors.js';
+import { cpuMsOf } from '../../runs/run-errors.js';
 import { curveMetrics } from '../../backtests/engine/metrics.js';
 import { dayOf, sliceSeries } from '../../market-data/candle-series.js';
 import { TIMEFRAME_MS, type CandleSeries, type MarketData, type TimeframeName } from '../../ports/market-data.js';

@@ -4,7 +4,7 @@ import { isStratboxError } from '../../errors/stratbox-error.js';
 import { downsampleEquity } from '../../backtests/equity-downsample.js';
 import { loadBacktestCandles } from '../../backtests/load-backtest-candles.js';
 import { loadBacktestFunding } from '../../backtests/load-backtest-funding.js';
-import { cpuMsOf } from '../../backtests/run-errors.js';
+import { cpuMsOf } from '../../runs/run-errors.js';
 import { dayOf } from '../../market-data/candle-series.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
