@@ -147,7 +147,10 @@ async function main() {
   const walls: number[][] = builds.map(() => []);
   const cpus: number[][] = builds.map(() => []);
   try {
-    for (const pool of pools) await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': slice(candles, 20_000) }, fees: FEES }); // warm the child
+    // Warm each child with a whole run: V8 first runs QuickJS's WebAssembly from its baseline
+    // compiler and moves a hot function to its optimizing one in the background, which takes longer
+    // for quickjs-speed's bigger interpreter function (docs/engine.md: a new child's first job).
+    for (const pool of pools) await pool.runBacktest({ source: STRATEGY, candles: { 'BTC/USDT:USDT': candles }, fees: FEES });
     for (let i = 0; i < ROUNDS; i++) {
       for (let k = 0; k < builds.length; k++) {
         const row = rows[k]!;
