@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StratboxClient } from '@stratbox/client';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { waitFor } from './harness/deferred.js';
+import { ENDED, LOOP, LOOPS, SMALL, TWO_WEEKS } from './harness/noisy-neighbour.js';
 
 /**
  * No wait behind a stranger's run with the default settings (issue #28): no sandbox option at
@@ -13,16 +14,7 @@ import { waitFor } from './harness/deferred.js';
  * loop ends in TIMEOUT and is metered. A's other runs are cancelled, so the test holds the suite
  * for about one budget, not ten.
  */
-const LOOPS = 10;
 const DEFAULT_BUDGET_MS = 30_000;
-const LOOP = `export const meta = { timeframe: '1h' };\nexport function onCandle() { for (;;) {} }`;
-const SMALL = `export const meta = { timeframe: '1h' };
-export function onCandle(ctx, c) {
-  if (ctx.indicators.sma(c.symbol, 5) > ctx.indicators.sma(c.symbol, 20) && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 });
-  else if (ctx.position(c.symbol)) ctx.close(c.symbol);
-}`;
-const TWO_WEEKS = { symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-15', timeframe: '1h' as const };
-const ENDED = ['completed', 'failed', 'cancelled'];
 
 const TICKS_PER_SECOND = 100; // USER_HZ, the unit of /proc/<pid>/stat times
 

@@ -3,6 +3,7 @@ import type { StratboxClient } from '@stratbox/client';
 import { createSandboxPool, createSandboxStrategyRunner, type SandboxPool, type StrategyRunner } from '@stratbox/core';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { waitFor } from './harness/deferred.js';
+import { ENDED, LOOP, LOOPS, SMALL, TWO_WEEKS } from './harness/noisy-neighbour.js';
 
 /**
  * No wait behind a stranger's run plus the platform's verification, with the default pool (issue
@@ -14,15 +15,6 @@ import { waitFor } from './harness/deferred.js';
  * the pool starts a child for B instead of making B wait for either (process-pool.ts, background
  * jobs). A's runs are cancelled and the service closed afterwards, which stops the platform's run.
  */
-const LOOPS = 10;
-const LOOP = `export const meta = { timeframe: '1h' };\nexport function onCandle() { for (;;) {} }`;
-const SMALL = `export const meta = { timeframe: '1h' };
-export function onCandle(ctx, c) {
-  if (ctx.indicators.sma(c.symbol, 5) > ctx.indicators.sma(c.symbol, 20) && !ctx.position(c.symbol)) ctx.buy(c.symbol, { size: 0.5 });
-  else if (ctx.position(c.symbol)) ctx.close(c.symbol);
-}`;
-const TWO_WEEKS = { symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-15', timeframe: '1h' as const };
-const ENDED = ['completed', 'failed', 'cancelled'];
 
 /** The default runner on the default pool, counting the platform's backtests in flight (`background` runs). */
 function observedRunner(pool: SandboxPool): { runner: StrategyRunner; platformRuns: () => number } {
