@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StratboxClient } from '@stratbox/client';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { waitFor } from './harness/deferred.js';
-import { ENDED, LOOP, LOOPS, SMALL, TWO_WEEKS } from './harness/noisy-neighbour.js';
+import { ENDED, LOOP, LOOPS, runSmallBacktest, SMALL, TWO_WEEKS } from './harness/noisy-neighbour.js';
 
 /**
  * No wait behind a stranger's run with the default settings (issue #28): no sandbox option at
@@ -62,18 +62,8 @@ describe.runIf(process.platform === 'linux')('a noisy neighbour, on the default 
     expect(running).toHaveLength(1);
     const first = running[0]!.id;
 
-    const mine = await b.backtests.create({ body: { strategyId: small.id, ...TWO_WEEKS } });
-    const done = await waitFor(
-      "B's backtest to end",
-      async () => {
-        const r = await b.backtests.get({ params: { id: mine.id } });
-        return ENDED.includes(r.status) ? r : null;
-      },
-      60_000,
-      100,
-    );
+    const { done, waitedMs } = await runSmallBacktest(b, small.id);
     expect(done.status).toBe('completed');
-    const waitedMs = Date.parse(done.finishedAt!) - Date.parse(done.createdAt);
     expect(waitedMs).toBeLessThan(15_000);
     // B did not wait for A's loop, nor for A's queue
     expect((await a.backtests.get({ params: { id: first } })).status).toBe('running');

@@ -3,7 +3,7 @@ import type { StratboxClient } from '@stratbox/client';
 import { createSandboxPool, createSandboxStrategyRunner, type SandboxPool, type StrategyRunner } from '@stratbox/core';
 import { startTestService, type TestService } from './harness/in-process.js';
 import { waitFor } from './harness/deferred.js';
-import { ENDED, LOOP, LOOPS, SMALL, TWO_WEEKS } from './harness/noisy-neighbour.js';
+import { LOOP, LOOPS, runSmallBacktest, SMALL, TWO_WEEKS } from './harness/noisy-neighbour.js';
 
 /**
  * No wait behind a stranger's run plus the platform's verification, with the default pool (issue
@@ -82,18 +82,8 @@ describe.runIf(process.platform === 'linux')("a noisy neighbour and the platform
     const listing = await seller.marketplace.create({ body: { strategyId: listed.id, name: 'Forever', price: 0 } });
     await waitFor("the listing's platform backtest to hold the other child", () => platformRuns() === 1 && pool.stats().busy === 2, 90_000, 100);
 
-    const mine = await b.backtests.create({ body: { strategyId: small.id, ...TWO_WEEKS } });
-    const done = await waitFor(
-      "B's backtest to end",
-      async () => {
-        const r = await b.backtests.get({ params: { id: mine.id } });
-        return ENDED.includes(r.status) ? r : null;
-      },
-      60_000,
-      100,
-    );
+    const { done, waitedMs } = await runSmallBacktest(b, small.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
-    const waitedMs = Date.parse(done.finishedAt!) - Date.parse(done.createdAt);
     console.info(`B's backtest: ${waitedMs} ms from create to finish`);
     expect(waitedMs).toBeLessThan(15_000);
     // B waited for neither A's loop nor the platform's run: both still hold their children

@@ -1,3 +1,6 @@
+import type { StratboxClient } from '@stratbox/client';
+import { waitFor } from './deferred.js';
+
 /**
  * What the noisy-neighbour tests run: user A's endless loops (ten of them), and user B's small
  * two-week `1h` backtest that must not wait behind them.
@@ -12,3 +15,21 @@ export function onCandle(ctx, c) {
 export const TWO_WEEKS = { symbols: ['BTC/USDT:USDT'], startDate: '2025-01-01', endDate: '2025-01-15', timeframe: '1h' as const };
 /** The statuses a backtest ends in. */
 export const ENDED = ['completed', 'failed', 'cancelled'];
+
+/**
+ * Creates user B's two-week backtest of `strategyId` and waits until it ends: the run as the API
+ * answers it then, and how long it took from its create to its finish (the API's own times).
+ */
+export async function runSmallBacktest(b: StratboxClient, strategyId: string) {
+  const mine = await b.backtests.create({ body: { strategyId, ...TWO_WEEKS } });
+  const done = await waitFor(
+    "B's backtest to end",
+    async () => {
+      const r = await b.backtests.get({ params: { id: mine.id } });
+      return ENDED.includes(r.status) ? r : null;
+    },
+    60_000,
+    100,
+  );
+  return { done, waitedMs: Date.parse(done.finishedAt!) - Date.parse(done.createdAt) };
+}
