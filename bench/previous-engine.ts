@@ -33,8 +33,40 @@ export async function loadPreviousEngine(commit = PREVIOUS_ENGINE_COMMIT): Promi
 
 /** The folder packages/core of `commit` is extracted into (once), with this checkout's node_modules linked in. */
 export async function previousEngineDir(commit = PREVIOUS_ENGINE_COMMIT): Promise<string> {
+  return coreAtCommit(commit);
+}
+
+/**
+ * The engine on the day issue 28 was filed (the tree its figures were measured on): trials
+ * evaluating the guest runtime afresh each, on the release build. `bench/trials.bench.ts` and
+ * `bench/engine.bench.ts` run it beside today's.
+ */
+export const ISSUE_28_COMMIT = '2fe6eaf643ae9075fd213162db1ac66ceb2c986e';
+
+/** The subset of `createSandboxPool` at `ISSUE_28_COMMIT` the benches call. */
+export interface IssueDayPool {
+  runBacktest(job: unknown): Promise<{ trades: unknown[] }>;
+  runTrials(job: unknown, params: Record<string, string>[]): Promise<Array<{ ok: boolean; cpuMs: number; trades?: number; metrics?: { totalReturn: number | null } }>>;
+  close(): Promise<void>;
+}
+
+/** `createSandboxPool` of packages/core at `commit` (default `ISSUE_28_COMMIT`), extracted from git. */
+export async function loadIssueDayPool(commit = ISSUE_28_COMMIT): Promise<(options: object) => IssueDayPool> {
+  const dir = await coreAtCommit(commit);
+  const mod = (await import(pathToFileURL(join(dir, 'packages/core/src/backtests/engine/backtest-pool.ts')).href)) as {
+    createSandboxPool: (options: object) => IssueDayPool;
+  };
+  return mod.createSandboxPool;
+}
+
+/**
+ * packages/core of `commit`, extracted from git into a temporary folder once (its package.json
+ * marks a finished extraction), with this checkout's node_modules linked in. Throws when git or
+ * the commit is not available.
+ */
+async function coreAtCommit(commit: string): Promise<string> {
   const dir = join(tmpdir(), `stratbox-engine-${commit.slice(0, 12)}`);
-  if (!existsSync(join(dir, 'packages/core/src/sandbox/sandbox-pool.ts'))) {
+  if (!existsSync(join(dir, 'packages/core/package.json'))) {
     mkdirSync(dir, { recursive: true });
     const archive = execFileSync('git', ['-C', ROOT, 'archive', commit, 'packages/core/src', 'packages/core/package.json'], { maxBuffer: 256 * 1024 ** 2 });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });

@@ -24,6 +24,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool, type TrialsOptions } from '../packages/core/src/backtests/engine/backtest-pool.js';
 import { periodGrid } from '../packages/core/src/backtests/engine/period-returns.js';
 import type { QuickJSBuild } from '../packages/core/src/sandbox/index.js';
+import { ISSUE_28_COMMIT, loadIssueDayPool } from './previous-engine.js';
 import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const TRIALS = Number(process.env.TRIALS ?? 1000);
@@ -102,65 +103,87 @@ async function measure(workers: number, sets: Record<string, string>[], mode: Mo
   }
 }
 
+/** One way of running the sweep in the snapshots comparison, on a pool of its own. */
+interface SweepPath {
+  name: string;
+  run(job: object, sets: Record<string, string>[]): Promise<Array<{ ok: boolean; cpuMs: number; trades?: number; metrics?: { totalReturn: number | null } }>>;
+  close(): Promise<void>;
+}
+
 /**
- * Trials that start warm (issue 28): the same sweep on one child per build, each trial from a
- * snapshot of the guest runtime (`snapshots`, the default) on each of `BUILDS`, and with the
- * runtime evaluated afresh per trial on the release build `quickjs` (the path before both), in
- * alternating rounds. Trials/s is wall time (the machine's load shows
- * in it); CPU ms/trial is what the trials report as their own (`cpuMs`), the first trial of a call
- * counting the snapshot's build.
+ * Trials that start warm (issue 28): the same sweep on one child per path, in alternating rounds:
+ * - each trial from a snapshot (`snapshots`, the default: the guest runtime and the strategy
+ *   loaded) on each of `BUILDS`;
+ * - the runtime evaluated afresh per trial on the release build `quickjs`, in today's code (the
+ *   old cold path);
+ * - the engine of the day the issue was filed (`ISSUE_28_COMMIT`, extracted from git): "today's
+ *   path" as the issue measured it (ISSUE_DAY=0 leaves it out).
+ * Trials/s is wall time (the machine's load shows in it); CPU ms/trial is what the trials report
+ * as their own (`cpuMs`), the first trial of a call counting the snapshot's build.
  */
 async function compareSnapshots(sets: Record<string, string>[], rounds: number): Promise<void> {
   const candles = hourly();
   const job = { source: SOURCE, candles, fees: FEES, timeframe: '1h' as const };
-  // Each build in a child of its own; the old cold path last (the ratios are against it).
-  const pools = new Map(BUILDS.map((build) => [build, createSandboxPool({ size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000, build })]));
-  const paths = [
-    ...BUILDS.map((build) => ({ name: `snapshots, ${build}`, build, snapshots: true })),
-    { name: 'runtime per trial, quickjs (the old cold path)', build: 'quickjs' as QuickJSBuild, snapshots: false },
+  const options = { size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000 };
+  const today = (name: string, build: QuickJSBuild, snapshots: boolean): SweepPath => {
+    const pool = createSandboxPool({ ...options, build });
+    return { name, run: (j, part) => pool.runTrials(j as never, part, { snapshots }), close: () => pool.close() };
+  };
+  const paths: SweepPath[] = [
+    ...BUILDS.map((build) => today(`snapshots, ${build}`, build, true)),
+    today('runtime per trial, quickjs (the old cold path)', 'quickjs', false),
   ];
-  if (!pools.has('quickjs')) pools.set('quickjs', createSandboxPool({ size: 1, maxRunningPerTenant: 1, cpuTimeMs: 60_000, build: 'quickjs' }));
+  if (process.env.ISSUE_DAY !== '0') {
+    const pool = (await loadIssueDayPool())(options);
+    paths.push({
+      name: `the issue's day (${ISSUE_28_COMMIT.slice(0, 7)}): runtime per trial, quickjs`,
+      run: (j, part) => pool.runTrials(j, part),
+      close: () => pool.close(),
+    });
+  }
   const seen = new Map<string, { perSecond: number[]; cpuMs: number[] }>(paths.map((p) => [p.name, { perSecond: [], cpuMs: [] }]));
   const answers = new Map<string, string>();
   try {
-    for (const path of paths) await pools.get(path.build)!.runTrials(job, sets.slice(0, 4), { snapshots: path.snapshots });
+    for (const path of paths) await path.run(job, sets.slice(0, 4));
     console.log(`| round | path | trials/s | CPU ms/trial (trials' own) |`);
     console.log('|---:|---|---:|---:|');
     for (let round = 1; round <= rounds; round++) {
       for (const path of round % 2 === 1 ? paths : [...paths].reverse()) {
         const started = performance.now();
-        const trials = await pools.get(path.build)!.runTrials(job, sets, { snapshots: path.snapshots });
+        const trials = await path.run(job, sets);
         const perSecond = sets.length / ((performance.now() - started) / 1000);
         const failed = trials.filter((t) => !t.ok).length;
         if (failed > 0) throw new Error(`${failed} trials failed (${path.name})`);
         const cpuMs = trials.reduce((sum, t) => sum + t.cpuMs, 0) / trials.length;
         seen.get(path.name)!.perSecond.push(perSecond);
         seen.get(path.name)!.cpuMs.push(cpuMs);
-        answers.set(path.name, JSON.stringify(trials.map((t) => (t.ok ? [t.metrics.totalReturn, t.trades] : null))));
+        answers.set(path.name, JSON.stringify(trials.map((t) => (t.ok ? [t.metrics!.totalReturn, t.trades] : null))));
         console.log(`| ${round} | ${path.name} | ${fmt(perSecond)} | ${fmt(cpuMs)} |`);
       }
     }
   } finally {
-    for (const pool of pools.values()) await pool.close();
+    for (const path of paths) await path.close();
   }
   const median = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
     const mid = sorted.length >> 1;
     return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
   };
-  const cold = seen.get(paths[paths.length - 1]!.name)!;
-  const coldAnswers = answers.get(paths[paths.length - 1]!.name);
-  console.log('');
-  console.log(`Against the runtime per trial on quickjs (the old cold path), median of ${rounds} rounds:`);
-  for (const path of paths.slice(0, -1)) {
-    const warm = seen.get(path.name)!;
-    console.log(
-      `- ${path.name}: ${fmt(median(warm.perSecond))} against ${fmt(median(cold.perSecond))} trials/s, ` +
-        `${(median(warm.perSecond) / median(cold.perSecond)).toFixed(2)}x wall; ${fmt(median(warm.cpuMs))} against ${fmt(median(cold.cpuMs))} CPU ms/trial, ` +
-        `${(median(cold.cpuMs) / median(warm.cpuMs)).toFixed(2)}x CPU. Same answers: ${answers.get(path.name) === coldAnswers}.`,
-    );
+  const warmPaths = paths.slice(0, BUILDS.length);
+  for (const base of paths.slice(BUILDS.length)) {
+    const cold = seen.get(base.name)!;
+    console.log('');
+    console.log(`Against ${base.name}, median of ${rounds} rounds:`);
+    for (const path of warmPaths) {
+      const warm = seen.get(path.name)!;
+      console.log(
+        `- ${path.name}: ${fmt(median(warm.perSecond))} against ${fmt(median(cold.perSecond))} trials/s, ` +
+          `${(median(warm.perSecond) / median(cold.perSecond)).toFixed(2)}x wall; ${fmt(median(warm.cpuMs))} against ${fmt(median(cold.cpuMs))} CPU ms/trial, ` +
+          `${(median(cold.cpuMs) / median(warm.cpuMs)).toFixed(2)}x CPU. Same answers: ${answers.get(path.name) === answers.get(base.name)}.`,
+      );
+    }
   }
-  console.log('Target (issue 28): at least 2x on 1,000 SMA trials over a year of 1h.');
+  console.log('Target (issue 28): at least 2x on 1,000 SMA trials over a year of 1h, against the path of the day the issue was filed.');
 }
 
 async function main() {

@@ -118,6 +118,10 @@ export interface BoundSession<F extends string> {
   unwrap(result: ReturnType<QuickJSContext['callFunction']>): QuickJSHandle;
   /** Calls the runtime script's `createRuntime(bootJson)` and keeps the api's functions. */
   boot(factory: QuickJSHandle, boot: unknown, functions: readonly F[]): void;
+  /** Takes the api's functions as handles made elsewhere (a warm start's snapshot taken after a `boot`), instead of booting. */
+  adopt(functions: ReadonlyMap<string, QuickJSHandle>): void;
+  /** The pointers of the api's function handles `boot` kept, by name (for a snapshot to `adopt` later). */
+  functionPointers(): Map<string, number>;
 }
 
 export interface BindSessionOptions {
@@ -285,7 +289,15 @@ export function bindQuickJsSession<F extends string>(world: QuickJsWorld, option
     api.dispose();
   }
 
-  return { session, guard, unwrap, boot };
+  function adopt(functions: ReadonlyMap<string, QuickJSHandle>): void {
+    for (const [name, handle] of functions) fns.set(name, handle);
+  }
+
+  function functionPointers(): Map<string, number> {
+    return new Map([...fns].map(([name, handle]) => [name, handle.value as unknown as number]));
+  }
+
+  return { session, guard, unwrap, boot, adopt, functionPointers };
 }
 
 /** Evaluates the trusted runtime script (an ES module) and answers its `createRuntime` factory. */

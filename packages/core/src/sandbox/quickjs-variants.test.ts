@@ -140,7 +140,7 @@ describe('QuickJS builds', () => {
           session.dispose();
         }
       }
-      expect(warm.stats()).toEqual({ builds: 1, restores: 2 });
+      expect(warm.stats()).toEqual({ builds: 1, restores: 2, loadedRestores: 0 });
     });
   });
 });

@@ -66,7 +66,7 @@ describe('warm start: sessions restored from a snapshot of the runtime', () => {
     ).toBe('8');
     first.dispose();
     const second = await warm.open({ cpu, boot: { seed: 7 } });
-    expect(warm.stats()).toEqual({ builds: 1, restores: 1 });
+    expect(warm.stats()).toEqual({ builds: 1, restores: 1, loadedRestores: 0 });
     const again = memoryOf(second);
     expect(again.length).toBe(atStart.length);
     expect(Buffer.compare(again, atStart)).toBe(0);
@@ -89,9 +89,61 @@ describe('warm start: sessions restored from a snapshot of the runtime', () => {
       counts.push(refsOf(session));
       session.dispose();
     }
-    expect(warm.stats()).toEqual({ builds: 1, restores: 19 });
+    expect(warm.stats()).toEqual({ builds: 1, restores: 19, loadedRestores: 0 });
     counts = [...new Set(counts)];
     expect(counts).toHaveLength(1);
+  });
+
+  it('sessions that load the same thing start with it loaded from the second on, in the state it had right after loading', async () => {
+    const warm = warmStart();
+    // "Loading": a module whose top level draws a random and logs into a global, with a counter its function moves.
+    const MODULE = `let calls = 0; globalThis.loadLog = (globalThis.loadLog || '') + 'loaded;'; export const drawn = Math.random(); export function next() { calls++; return calls + '/' + globalThis.loadLog; }`;
+    const open = async (loadKey: string) => {
+      const session = await warm.open({ cpu, boot: { seed: 7 }, loadKey });
+      let ns: QuickJSHandle;
+      if (session.loaded) ns = session.loaded.handles[0]!;
+      else {
+        ns = session.loadModule(MODULE, 'strategy.js');
+        session.keep([ns], { note: 'kept with the module' });
+      }
+      return { session, ns, atStart: memoryOf(session) };
+    };
+    const next = (session: QuickJsSession<Fn>, ns: QuickJSHandle) => {
+      const fn = session.vm.getProp(ns, 'next');
+      const answer = session.vm.getString(session.vm.unwrapResult(session.vm.callFunction(fn, session.vm.undefined)));
+      fn.dispose();
+      return answer;
+    };
+    const drawn = (session: QuickJsSession<Fn>, ns: QuickJSHandle) => session.vm.getNumber(session.vm.getProp(ns, 'drawn'));
+
+    const sessions = [];
+    for (let k = 0; k < 4; k++) {
+      const opened = await open('module A');
+      const { session, ns } = opened;
+      // Each session sees the module fresh: its counter at 0, loaded once, the same first draw.
+      expect([next(session, ns), next(session, ns)]).toEqual(['1/loaded;', '2/loaded;']);
+      sessions.push({ loaded: session.loaded?.value ?? null, drawn: drawn(session, ns), atStart: opened.atStart });
+      run(session, 'globalThis.loadLog += "changed;"; globalThis.junk = new Array(100000).fill(1); 1');
+      ns.dispose();
+      session.dispose();
+    }
+    // The first two loaded the module (the second kept it); the others started with it loaded.
+    expect(sessions.map((s) => s.loaded)).toEqual([null, null, { note: 'kept with the module' }, { note: 'kept with the module' }]);
+    expect(warm.stats()).toEqual({ builds: 1, restores: 3, loadedRestores: 2 });
+    expect(new Set(sessions.map((s) => s.drawn)).size).toBe(1);
+    // Those that started loaded start from the very bytes the second had right after loading.
+    expect(Buffer.compare(sessions[2]!.atStart, sessions[1]!.atStart)).toBe(0);
+    expect(Buffer.compare(sessions[3]!.atStart, sessions[1]!.atStart)).toBe(0);
+
+    // Another key loads afresh, and a session with no key starts from the runtime alone.
+    const other = await open('module B');
+    expect(other.session.loaded).toBeNull();
+    expect(next(other.session, other.ns)).toBe('1/loaded;');
+    other.ns.dispose();
+    other.session.dispose();
+    const plain = await warm.open({ cpu, boot: { seed: 7 } });
+    expect(run(plain, 'typeof globalThis.loadLog')).toBe('undefined');
+    plain.dispose();
   });
 
   it('after a restore the memory limit, the interrupt (CPU budget) and the stack limit still hold', async () => {

@@ -21,6 +21,29 @@ export interface WarmSessionOptions {
   boot: unknown;
   isCancelled?: () => boolean;
   cancelledMessage?: string;
+  /**
+   * Names what the caller loads into the session after it opens (its boot value and the
+   * strategy's source, say): see `WarmSession.loaded` and `keep`. None: nothing is kept.
+   */
+  loadKey?: string;
+}
+
+/**
+ * A session of a warm start. A caller that loads the same things in session after session (a
+ * sweep's trials: one strategy, one boot value) names them with `loadKey`; once loaded, it hands
+ * `keep` the handles it needs afterwards and what it learnt while loading, and the warm start may
+ * take a second snapshot there. A later session with that key then starts from it: `loaded`
+ * holds fresh handles to the same values and what was kept, and the caller loads nothing.
+ */
+export interface WarmSession<F extends string> extends QuickJsSession<F> {
+  /** Set when this session started from the snapshot kept for its `loadKey`. */
+  readonly loaded: { handles: QuickJSHandle[]; value: unknown } | null;
+  /**
+   * Right after loading what `loadKey` names, before anything else runs in the guest: the
+   * handles to keep (not disposed before this call) and a value to hand back with them. The
+   * snapshot is taken when the previous session had the same key, so a key seen once costs no copy.
+   */
+  keep(handles: QuickJSHandle[], value: unknown): void;
 }
 
 export interface QuickJsWarmStartOptions<F extends string> {
@@ -49,11 +72,11 @@ export interface QuickJsWarmStartOptions<F extends string> {
  * - the first session's `cpuMs` and CPU budget count the build; the others' count from the restore.
  */
 export interface QuickJsWarmStart<F extends string> {
-  open(options: WarmSessionOptions): Promise<QuickJsSession<F>>;
+  open(options: WarmSessionOptions): Promise<WarmSession<F>>;
   /** Drops the instance: the next session builds afresh. */
   discard(): void;
-  /** Instances built and sessions started from a restore, so far. */
-  stats(): { builds: number; restores: number };
+  /** Instances built, sessions started from a restore, and of those from a snapshot after loading, so far. */
+  stats(): { builds: number; restores: number; loadedRestores: number };
 }
 
 interface HostRefInternals {
@@ -65,15 +88,47 @@ interface HostRefInternals {
 /** The context's lazily cached handles (quickjs-emscripten-core 0.32): set back with the memory. */
 const CACHED_HANDLES = ['_global', '_BigInt', '_Symbol', '_SymbolIterator', '_SymbolAsyncIterator'] as const;
 
-interface Built {
-  world: QuickJsWorld;
-  factory: QuickJSHandle;
+/** A world's memory and the host-side tables quickjs-emscripten keeps about it, at one moment. */
+interface MemorySnapshot {
   /** The memory up to its last page that is not all zero, and its length when copied. */
   head: Uint8Array;
   length: number;
+  /** Per 64 KiB page of `head`, 1 when it is all zero (most of it: the C stack's unused part). */
+  zeroPages: Uint8Array;
   hostRefs: { nextId: number; freelist: number[]; groups: [number, [number, unknown][]][] };
   cached: unknown[];
   scopeSize: number;
+}
+
+/** The world with the runtime script evaluated, and its snapshot. */
+interface Built {
+  world: QuickJsWorld;
+  factory: QuickJSHandle;
+  memory: MemorySnapshot;
+}
+
+/** The snapshot after a session booted and loaded what `key` names, with what it kept. */
+interface Loaded {
+  key: string;
+  memory: MemorySnapshot;
+  /** Pointers of the runtime's functions (the boot's handles) and of the kept handles. */
+  functions: Map<string, number>;
+  handles: number[];
+  value: unknown;
+}
+
+/** A new handle to a value still held in the context's memory (a pointer of a snapshot's handle). */
+function handleAt(vm: QuickJSContext, pointer: number): QuickJSHandle {
+  const memory = (vm as unknown as { memory?: { heapValueHandle?: (ptr: number) => QuickJSHandle } }).memory;
+  if (typeof memory?.heapValueHandle !== 'function') {
+    throw new SandboxError('CRASHED', 'quickjs-emscripten keeps its value handles differently than this warm start expects');
+  }
+  return memory.heapValueHandle(pointer);
+}
+
+/** The pointer a handle holds. */
+function pointerOf(handle: QuickJSHandle): number {
+  return handle.value as unknown as number;
 }
 
 const PAGE = 65_536;
@@ -96,20 +151,25 @@ function scopeSizeOf(vm: QuickJSContext): number {
 /** The end of the last 64 KiB page of `bytes` at or past `floor` that is not all zero (`floor` when none is). */
 function lastNonZeroPage(bytes: Uint8Array, floor: number): number {
   let end = bytes.length;
-  while (end - PAGE >= floor && Buffer.compare(bytes.subarray(end - PAGE, end), ZERO_PAGE) === 0) end -= PAGE;
+  while (end - PAGE >= floor && isZeroPage(bytes, end - PAGE)) end -= PAGE;
   return Math.max(end, floor);
 }
 
-function snapshot(world: QuickJsWorld, factory: QuickJSHandle): Built {
+function isZeroPage(bytes: Uint8Array, at: number): boolean {
+  return Buffer.compare(bytes.subarray(at, at + PAGE), ZERO_PAGE) === 0;
+}
+
+function snapshot(world: QuickJsWorld): MemorySnapshot {
   const bytes = new Uint8Array(world.wasm.getWasmMemory().buffer);
   const end = lastNonZeroPage(bytes, 0);
+  const zeroPages = new Uint8Array(end / PAGE);
+  for (let p = 0; p < zeroPages.length; p++) zeroPages[p] = isZeroPage(bytes, p * PAGE) ? 1 : 0;
   const refs = hostRefsOf(world.runtime);
   const vm = world.vm as unknown as Record<string, unknown>;
   return {
-    world,
-    factory,
     head: bytes.slice(0, end),
     length: bytes.length,
+    zeroPages,
     hostRefs: { nextId: refs.nextId, freelist: refs.freelist.slice(), groups: [...refs.groups].map(([id, group]) => [id, [...group]]) },
     cached: CACHED_HANDLES.map((key) => vm[key]),
     scopeSize: scopeSizeOf(world.vm),
@@ -117,14 +177,22 @@ function snapshot(world: QuickJsWorld, factory: QuickJSHandle): Built {
 }
 
 /** Sets the memory and the host-side tables back to the snapshot; false when that would not give the snapshot's state. */
-function restore(built: Built): boolean {
-  const { world } = built;
+function restore(world: QuickJsWorld, built: MemorySnapshot): boolean {
   const bytes = new Uint8Array(world.wasm.getWasmMemory().buffer);
   if (bytes.length !== built.length || scopeSizeOf(world.vm) !== built.scopeSize) return false;
   // Past the snapshot's last page that is not all zero, zero what the session wrote: up to its own last such page.
   const end = lastNonZeroPage(bytes, built.head.length);
-  bytes.set(built.head);
-  if (end > built.head.length) bytes.fill(0, built.head.length, end);
+  // The snapshot's pages with data are copied back; its zero pages are only read, and zeroed when a session wrote them.
+  const { head, zeroPages } = built;
+  for (let p = 0; p < zeroPages.length; ) {
+    let q = p + 1;
+    if (zeroPages[p] === 0) {
+      while (q < zeroPages.length && zeroPages[q] === 0) q++;
+      bytes.set(head.subarray(p * PAGE, q * PAGE), p * PAGE);
+    } else if (!isZeroPage(bytes, p * PAGE)) bytes.fill(0, p * PAGE, q * PAGE);
+    p = q;
+  }
+  if (end > head.length) bytes.fill(0, head.length, end);
   const refs = hostRefsOf(world.runtime);
   refs.nextId = built.hostRefs.nextId;
   refs.freelist = built.hostRefs.freelist.slice();
@@ -140,46 +208,85 @@ function restore(built: Built): boolean {
 export function createQuickJsWarmStart<F extends string>(options: QuickJsWarmStartOptions<F>): QuickJsWarmStart<F> {
   const { limits, runtime } = options;
   let built: Built | null = null;
+  let loaded: Loaded | null = null;
+  /** The `loadKey` of the session before: a second snapshot is taken for a key seen twice in a row. */
+  let lastKey: string | undefined;
   let open = false;
   let builds = 0;
   let restores = 0;
+  let loadedRestores = 0;
+  const drop = () => {
+    built = null;
+    loaded = null;
+  };
 
   return {
     async open(session) {
       if (open) throw new SandboxError('CRASHED', 'A warm start runs one session at a time');
       open = true;
       const cpuStart = cpuMicros();
+      const key = session.loadKey;
       let bound: ReturnType<typeof bindQuickJsSession<F>> | undefined;
       try {
-        if (built !== null && restore(built)) restores++;
-        else built = null;
         const release = () => {
           open = false;
-          if (bound?.session.broken) built = null;
+          if (bound?.session.broken) drop();
         };
-        if (built === null) {
-          const world = openQuickJsWorld(await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)), limits);
-          builds++;
+        let fromLoaded: { handles: QuickJSHandle[]; value: unknown } | null = null;
+        if (built !== null && loaded !== null && key !== undefined && loaded.key === key && restore(built.world, loaded.memory)) {
+          restores++;
+          loadedRestores++;
+          const { world } = built;
           bound = bindQuickJsSession<F>(world, { ...session, limits, cpuStart, release });
-          const factory = evaluateRuntimeScript(world, bound, { ...runtime, boot: null });
-          built = snapshot(world, factory);
+          bound.adopt(new Map([...loaded.functions].map(([name, pointer]) => [name, handleAt(world.vm, pointer)])));
+          fromLoaded = { handles: loaded.handles.map((pointer) => handleAt(world.vm, pointer)), value: loaded.value };
         } else {
-          bound = bindQuickJsSession<F>(built.world, { ...session, limits, cpuStart, release });
+          if (built !== null && restore(built.world, built.memory)) restores++;
+          else drop();
+          if (built === null) {
+            const world = openQuickJsWorld(await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)), limits);
+            builds++;
+            bound = bindQuickJsSession<F>(world, { ...session, limits, cpuStart, release });
+            const factory = evaluateRuntimeScript(world, bound, { ...runtime, boot: null });
+            built = { world, factory, memory: snapshot(world) };
+          } else {
+            bound = bindQuickJsSession<F>(built.world, { ...session, limits, cpuStart, release });
+          }
+          bound.boot(built.factory, session.boot, runtime.functions);
         }
-        bound.boot(built.factory, session.boot, runtime.functions);
-        return bound.session;
+        const world = built.world;
+        const boundNow = bound;
+        const keepHere = key !== undefined && fromLoaded === null && lastKey === key;
+        lastKey = key;
+        const s = boundNow.session;
+        return {
+          vm: s.vm,
+          call: s.call,
+          loadModule: s.loadModule,
+          lastError: s.lastError,
+          cpuMs: s.cpuMs,
+          get broken() {
+            return s.broken;
+          },
+          dispose: s.dispose,
+          loaded: fromLoaded,
+          keep(handles, value) {
+            if (!keepHere || key === undefined || s.broken || built?.world !== world) return;
+            loaded = { key, memory: snapshot(world), functions: boundNow.functionPointers(), handles: handles.map(pointerOf), value };
+          },
+        };
       } catch (error) {
-        built = null;
+        drop();
         if (bound) bound.session.dispose();
         open = false;
         throw error;
       }
     },
     discard() {
-      built = null;
+      drop();
     },
     stats() {
-      return { builds, restores };
+      return { builds, restores, loadedRestores };
     },
   };
 }

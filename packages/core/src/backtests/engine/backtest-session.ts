@@ -1,7 +1,7 @@
 import { guestScript } from '../../engine/guest-script.js';
 import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { openQuickJsSession, type QuickJsLimits, type QuickJsSession } from '../../sandbox/quickjs-session.js';
-import { createQuickJsWarmStart, type QuickJsWarmStart } from '../../sandbox/quickjs-warm-start.js';
+import { createQuickJsWarmStart, type QuickJsWarmStart, type WarmSession } from '../../sandbox/quickjs-warm-start.js';
 
 /** Limits of one backtest's QuickJS session. */
 export interface GuestLimits extends QuickJsLimits {
@@ -43,10 +43,19 @@ export interface BacktestSessionOptions {
   wasm?: QuickJSWASMModule;
   /** A warm start to open the session from (a sweep's trials, see quickjs-warm-start.ts); `wasm` is then not used. */
   warm?: BacktestWarmStart;
+  /**
+   * With `warm`: names what the caller loads after opening (the strategy's source); with the boot
+   * value it is the warm start's `loadKey`, so sessions that load the same strategy under the same
+   * seed and clock may start with it loaded (`WarmSession.loaded`).
+   */
+  loadKey?: string;
 }
 
 /** Backtest sessions that start from a snapshot of the backtest guest runtime, evaluated once. */
 export type BacktestWarmStart = QuickJsWarmStart<BacktestRuntimeFn>;
+
+/** A backtest session opened from a warm start. */
+export type WarmGuestSession = WarmSession<BacktestRuntimeFn>;
 
 /** A warm start of the backtest guest runtime under `limits` (memory, stack); see quickjs-warm-start.ts. */
 export async function createBacktestWarmStart(limits: GuestLimits): Promise<BacktestWarmStart> {
@@ -67,11 +76,15 @@ function bootOf(options: BacktestSessionOptions) {
  * Opens one backtest's QuickJS session (see quickjs-session.ts): the backtest guest runtime,
  * one CPU budget for the whole job; from `warm` when given. Rejects with a `SandboxError`.
  */
-export async function openBacktestSession(options: BacktestSessionOptions): Promise<GuestSession> {
+export async function openBacktestSession(options: BacktestSessionOptions): Promise<GuestSession | WarmGuestSession> {
   const { limits } = options;
   const cpu = { timeMs: limits.cpuTimeMs, per: 'session' } as const;
   const cancelledMessage = 'The backtest was cancelled';
-  if (options.warm) return options.warm.open({ cpu, boot: bootOf(options), isCancelled: options.isCancelled, cancelledMessage });
+  if (options.warm) {
+    const boot = bootOf(options);
+    const loadKey = options.loadKey === undefined ? undefined : `${JSON.stringify(boot)}\n${options.loadKey}`;
+    return options.warm.open({ cpu, boot, isCancelled: options.isCancelled, cancelledMessage, loadKey });
+  }
   return openQuickJsSession({
     limits: { build: limits.build, memoryLimitBytes: limits.memoryLimitBytes, stackLimitBytes: limits.stackLimitBytes },
     cpu,

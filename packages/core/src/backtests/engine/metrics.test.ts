@@ -50,6 +50,33 @@ describe('curve metrics against a hand-computed fixture', () => {
   it('median gap of marks', () => {
     expect(medianGap([0, 60_000, 120_000, 300_000, 360_000])).toBe(60_000);
   });
+
+  it('median gap: the middle of the sorted gaps, with few distinct gaps (counted) or many (sorted)', () => {
+    // The definition, spelled out: every `step`-th gap, sorted, the lower middle one.
+    const bySorting = (times: number[]) => {
+      const step = Math.max(1, Math.floor((times.length - 1) / 10_000));
+      const gaps: number[] = [];
+      for (let i = 1; i < times.length; i += step) gaps.push(times[i]! - times[i - 1]!);
+      return gaps.sort((a, b) => a - b)[(gaps.length - 1) >> 1];
+    };
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const series = (n: number, gapOf: () => number) => {
+      const times = [0];
+      for (let i = 1; i < n; i++) times.push(times[i - 1]! + gapOf());
+      return times;
+    };
+    const HOUR = 3_600_000;
+    const cases = [
+      series(8760, () => HOUR), // regular candles
+      series(8761, () => (random() < 0.1 ? 2 * HOUR : HOUR)), // missing candles
+      series(5000, () => (random() < 0.5 ? HOUR : random() < 0.5 ? 2 * HOUR : 4 * HOUR)), // the middle on a boundary between gaps
+      series(3000, () => Math.floor(random() * 1000) * 60_000), // hundreds of distinct gaps: sorted
+      series(25_001, () => Math.floor(random() * 40) * HOUR), // longer than 10,000 gaps: sampled
+      [0, HOUR],
+    ];
+    for (const times of cases) expect(medianGap(times)).toBe(bySorting(times));
+  });
 });
 
 describe('trade metrics against a hand-computed fixture', () => {

@@ -26,16 +26,34 @@ export interface TradeInput {
   funding?: ArrayLike<number>;
 }
 
+/** Past this many distinct gaps, `medianGap` sorts them all. */
+const MAX_DISTINCT_GAPS = 64;
+
 /** The typical spacing of marks: the median gap between consecutive times (0 with fewer than 2 marks). */
 export function medianGap(times: ArrayLike<number>): number {
   const n = times.length;
   if (n < 2) return 0;
   // At most ~10,000 evenly spread gaps: the median of a long regular series needs no full sort.
   const step = Math.max(1, Math.floor((n - 1) / 10_000));
-  const gaps: number[] = [];
-  for (let i = 1; i < n; i += step) gaps.push(times[i]! - times[i - 1]!);
-  gaps.sort((a, b) => a - b);
-  return gaps[(gaps.length - 1) >> 1]!;
+  const count = Math.ceil((n - 1) / step);
+  const middle = (count - 1) >> 1;
+  // Candle times have few distinct gaps: count them and walk the distinct ones in order, instead of sorting every gap.
+  const seen = new Map<number, number>();
+  for (let i = 1; i < n && seen.size <= MAX_DISTINCT_GAPS; i += step) {
+    const gap = times[i]! - times[i - 1]!;
+    seen.set(gap, (seen.get(gap) ?? 0) + 1);
+  }
+  if (seen.size <= MAX_DISTINCT_GAPS) {
+    let below = 0;
+    for (const gap of [...seen.keys()].sort((a, b) => a - b)) {
+      below += seen.get(gap)!;
+      if (below > middle) return gap;
+    }
+  }
+  const gaps = new Float64Array(count);
+  for (let i = 1, k = 0; i < n; i += step) gaps[k++] = times[i]! - times[i - 1]!;
+  gaps.sort();
+  return gaps[middle]!;
 }
 
 /**

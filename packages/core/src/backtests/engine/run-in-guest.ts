@@ -2,6 +2,7 @@ import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { isStratboxError } from '../../errors/stratbox-error.js';
 import { buildHistorySeed } from '../../engine/history-seed.js';
 import { createHostIndicator, guestIndicatorSpec, type HostIndicator } from '../../engine/host-indicator.js';
+import { indicatorOutputs, type IndicatorSpec } from '../../indicators/indicator-kinds.js';
 import { MAX_HISTORY } from '../../engine/guest/candle-history.js';
 import { runTimeframes } from '../../engine/run-timeframes.js';
 import { TIMEFRAME_MS, type TimeframeName } from '../../ports/market-data.js';
@@ -11,7 +12,7 @@ import { type SourceLocator, createSourceLocator, withSourceLocation } from '../
 import { type CompiledStrategy, compileStrategySourceAsync } from '../../sandbox/strategy-source.js';
 import { parseStrategyMeta, parseStrategyParams, type ParamValue, type StrategyMeta } from '../../sandbox/strategy-meta.js';
 import type { WireJob } from './backtest-job.js';
-import { type BacktestWarmStart, openBacktestSession, type GuestLimits, type GuestSession } from './backtest-session.js';
+import { type BacktestWarmStart, openBacktestSession, type GuestLimits, type GuestSession, type WarmGuestSession } from './backtest-session.js';
 import { buyAndHold, symbolMetrics, type BacktestMetrics, type BacktestSymbolMetrics } from './metrics.js';
 
 /** Limits of one backtest in the child. */
@@ -29,6 +30,52 @@ export interface RunHooks {
   warm?: BacktestWarmStart;
   /** Compiles the strategy source (a sweep's trials compile it once); by default `compileStrategySourceAsync`. */
   compile?: (source: string) => Promise<CompiledStrategy>;
+  /**
+   * Indicator series over the whole run, shared by runs of the same job (a sweep's trials: the
+   * same candles give the same values), so each is computed once; without it each run computes
+   * its own as it goes. See `createSeriesCache`.
+   */
+  series?: SeriesCache;
+  /**
+   * Candles in the first batch (default 512; later batches are sized to take about 40 ms). A
+   * sweep's trials report no progress between batches and start bigger: fewer crossings into the guest.
+   */
+  firstBatch?: number;
+}
+
+/**
+ * Whole-run indicator series by spec, symbol and timeframe, for the runs of one job. Holds at
+ * most `maxValues` numbers; a series past that is computed by each run as it goes, as without a cache.
+ */
+export interface SeriesCache {
+  get(key: string): Float64Array | undefined;
+  /** Keeps `values` if they fit; answers whether they were kept. */
+  put(key: string, values: Float64Array): boolean;
+}
+
+/** A `SeriesCache` of at most `maxValues` numbers (default 8M: 64 MiB). */
+export function createSeriesCache(maxValues = 8 * 1024 * 1024): SeriesCache {
+  const kept = new Map<string, Float64Array>();
+  let held = 0;
+  return {
+    get: (key) => kept.get(key),
+    put(key, values) {
+      if (held + values.length > maxValues) return false;
+      kept.set(key, values);
+      held += values.length;
+      return true;
+    },
+  };
+}
+
+/**
+ * A registered indicator series as the batch loop fills it: `outputs` blocks of `n + 1` numbers
+ * per batch (the value before the batch's first candle, then after each), from a host indicator
+ * fed as the run goes, or copied from its whole-run values (`SeriesCache`).
+ */
+interface BatchSeries {
+  outputs: number;
+  fill(dst: Float64Array, base: number, start: number, n: number): void;
 }
 
 /** The compact result the child sends back; the parent turns it into contract shapes. */
@@ -79,14 +126,45 @@ export async function loadStrategy(session: GuestSession, source: string, compil
   const metaHandle = session.call('readMeta', ns);
   const metaJson = session.vm.getString(metaHandle);
   metaHandle.dispose();
-  let meta: StrategyMeta;
-  try {
-    meta = parseStrategyMeta(JSON.parse(metaJson));
-  } catch (error) {
-    if (isStratboxError(error)) throw new SandboxError('INVALID_STRATEGY', error.message, { details: error.details });
-    throw error;
+  let meta = parsedMetas.get(metaJson);
+  if (meta === undefined) {
+    try {
+      meta = parseStrategyMeta(JSON.parse(metaJson));
+    } catch (error) {
+      if (isStratboxError(error)) throw new SandboxError('INVALID_STRATEGY', error.message, { details: error.details });
+      throw error;
+    }
+    parsedMetas.set(metaJson, meta);
+    for (const oldest of parsedMetas.keys()) if (parsedMetas.size > MAX_PARSED_METAS) parsedMetas.delete(oldest);
   }
   return { ns, meta, exports: compiled.exports, locator };
+}
+
+/**
+ * Metas already validated, by the JSON the guest answered: a sweep's trials load one strategy
+ * again and again, and validating its meta is a tenth of a millisecond each time. Never mutated
+ * after parsing (callers only read a meta), so one object serves every run of the same meta.
+ */
+const parsedMetas = new Map<string, StrategyMeta>();
+const MAX_PARSED_METAS = 32;
+
+type LoadedStrategy = Awaited<ReturnType<typeof loadStrategy>>;
+
+/**
+ * The strategy loaded in the session: as a warm session started with it (the same source, seed
+ * and clock as a session before, so the same module state), or loaded now and, from a warm
+ * start, kept for the sessions after.
+ */
+async function loadedStrategy(
+  session: GuestSession | WarmGuestSession,
+  source: string,
+  compile?: (source: string) => Promise<CompiledStrategy>,
+): Promise<LoadedStrategy> {
+  const warm = 'keep' in session ? session : null;
+  if (warm?.loaded) return { ...(warm.loaded.value as Omit<LoadedStrategy, 'ns'>), ns: warm.loaded.handles[0]! };
+  const loaded = await loadStrategy(session, source, compile);
+  warm?.keep([loaded.ns], { meta: loaded.meta, exports: loaded.exports, locator: loaded.locator } satisfies Omit<LoadedStrategy, 'ns'>);
+  return loaded;
 }
 
 function mergeOrder(job: WireJob) {
@@ -164,6 +242,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     isCancelled: hooks.isCancelled,
     wasm: hooks.wasm,
     warm: hooks.warm,
+    loadKey: job.source,
   });
   const logs: GuestLogLine[] = [];
   const drainLogs = () => {
@@ -173,7 +252,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
   };
   let locator: SourceLocator | null = null;
   try {
-    const loaded = await loadStrategy(session, job.source, hooks.compile);
+    const loaded = await loadedStrategy(session, job.source, hooks.compile);
     const { ns, meta } = loaded;
     locator = loaded.locator;
     let params: Record<string, ParamValue>;
@@ -185,7 +264,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     }
 
     const vm = session.vm;
-    const indicators: HostIndicator[] = [];
+    const indicators: BatchSeries[] = [];
     const nextPos = job.history.slice();
     let batchStart = 0;
     let batchLen = 0;
@@ -234,6 +313,40 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     };
     const knownSymbol = (s: number) => Number.isInteger(s) && s >= 0 && s < nSym;
     const knownTimeframe = (tf: number) => Number.isInteger(tf) && tf >= 0 && tf < timeframes.length;
+    /** A host indicator of `spec` on symbol `s` at timeframe `tf`, fed that symbol's first `fedUpTo` candles. */
+    const hostIndicator = (spec: IndicatorSpec, s: number, tf: number, fedUpTo: number) => {
+      const ind = createHostIndicator(spec, s, timeframes[tf]!.ms, baseMs);
+      const { time, open, high, low, close, volume } = job.candles[s]!;
+      for (let p = 0; p < fedUpTo; p++) ind.feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
+      return ind;
+    };
+    /*
+     * The series a registration asks for. With a cache: its whole-run values (the same arithmetic
+     * in the same order as feeding it batch by batch, so the same numbers), computed by the first
+     * run that asks and copied by every batch after. Without one, or past the cache's size: a host
+     * indicator fed from here on.
+     */
+    const batchSeries = (spec: IndicatorSpec, s: number, tf: number): BatchSeries => {
+      const outputs = indicatorOutputs(spec.kind);
+      const key = `${spec.kind}(${spec.args.join(',')})@${s}/${timeframes[tf]!.name}/${baseMs}`;
+      let whole = hooks.series?.get(key);
+      if (whole === undefined && hooks.series !== undefined) {
+        const values = new Float64Array(outputs * (total + 1));
+        fillBlock(hostIndicator(spec, s, tf, job.history[s]!), values, 0, 0, total);
+        if (hooks.series.put(key, values)) whole = values;
+      }
+      if (whole === undefined) {
+        const ind = hostIndicator(spec, s, tf, nextPos[s]!);
+        return { outputs, fill: (dst, base, start, n) => fillBlock(ind, dst, base, start, n) };
+      }
+      const values = whole;
+      return {
+        outputs,
+        fill(dst, base, start, n) {
+          for (let o = 0; o < outputs; o++) dst.set(values.subarray(o * (total + 1) + start, o * (total + 1) + start + n + 1), base + o * (n + 1));
+        },
+      };
+    };
 
     const register = vm.newFunction('register', (kindH, sH, tfH, a0H, a1H, a2H) => {
       const s = vm.getNumber(sH);
@@ -241,12 +354,10 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
       if (!knownSymbol(s) || !knownTimeframe(tf)) throw new TypeError('unknown indicator');
       const spec = guestIndicatorSpec(vm.getNumber(kindH), vm.getNumber(a0H), vm.getNumber(a1H), vm.getNumber(a2H));
       if (typeof spec === 'string') throw new TypeError(spec);
-      const ind = createHostIndicator(spec, s, timeframes[tf]!.ms, baseMs);
-      const { time, open, high, low, close, volume } = job.candles[s]!;
-      for (let p = 0; p < nextPos[s]!; p++) ind.feed(time[p]!, open[p]!, high[p]!, low[p]!, close[p]!, volume[p]!);
-      const block = new Float64Array(ind.outputs * (batchLen + 1));
-      fillBlock(ind, block, 0, batchStart, batchLen);
-      indicators.push(ind);
+      const series = batchSeries(spec, s, tf);
+      const block = new Float64Array(series.outputs * (batchLen + 1));
+      series.fill(block, 0, batchStart, batchLen);
+      indicators.push(series);
       return vm.newArrayBuffer(block.buffer);
     });
     /* The guest asks once per symbol and timeframe, at batch index `at` (the candle it reads as of). */
@@ -358,7 +469,7 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     };
 
     const warmup = meta.warmup ?? 0;
-    let batch = 512;
+    let batch = Math.min(MAX_BATCH, Math.max(MIN_BATCH, hooks.firstBatch ?? MIN_BATCH * 2));
     let buf = new Float64Array(0);
     while (batchStart < total) {
       if (hooks.isCancelled()) throw new SandboxError('CANCELLED', 'The backtest was cancelled');
@@ -389,9 +500,9 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
         }
       }
       let base = n * 6;
-      for (const ind of indicators) {
-        fillBlock(ind, buf, base, batchStart, n);
-        base += ind.outputs * (n + 1);
+      for (const series of indicators) {
+        series.fill(buf, base, batchStart, n);
+        base += series.outputs * (n + 1);
       }
       // Candles before the warm-up count are sent with the symbol as -(s + 1): no onCandle for them.
       const symbols = new Int32Array(buf.buffer, base * 8, n);

@@ -8,9 +8,12 @@ import type { WireCandles, WireJob } from './backtest-job.js';
 import type { BacktestMetrics } from './metrics.js';
 import { periodReturns } from './period-returns.js';
 import { type BacktestWarmStart, createBacktestWarmStart } from './backtest-session.js';
-import { type EngineLimits, type RunHooks, runBacktestInGuest } from './run-in-guest.js';
+import { createSeriesCache, type EngineLimits, type RunHooks, runBacktestInGuest } from './run-in-guest.js';
 import type { TrialCandleCache } from './trial-candle-cache.js';
 import { type TrialWindow, trialGrid, windowJob } from './trial-window.js';
+
+/** A trial's first batch of candles: a year of `1h` in one crossing into the guest. */
+const TRIAL_FIRST_BATCH = 16_384;
 
 /** The most log lines one trial answers with `logs: true`: its last ones. */
 export const MAX_TRIAL_LOG_LINES = 1000;
@@ -125,6 +128,8 @@ export async function runTrialsInGuest(
     onProgress() {},
     ...(warm ? { warm } : { wasm: await newQuickJSInstance(limits.build, wasmHeapCap(limits.memoryLimitBytes)) }),
     compile,
+    series: createSeriesCache(),
+    firstBatch: TRIAL_FIRST_BATCH,
   };
   try {
     for (const [k, params] of paramSets.entries()) {
