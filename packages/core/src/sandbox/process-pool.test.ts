@@ -161,6 +161,24 @@ describe('process pool (generic: opaque jobs in child processes)', () => {
     await expect(run(capped, 'quick', { kind: 'echo', value: 1 })).rejects.toMatchObject({ code: 'POOL_CLOSED' });
   }, 60_000);
 
+  it('background jobs one after another reuse the children: none is started per job, and the one over the size stops after its idle time', async () => {
+    const one = pool({ lanes: { quick: { size: 1 }, slow: { size: 1 } }, surplusIdleMs: 1500 });
+    try {
+      const pids = new Set<number>();
+      for (let k = 0; k < 8; k++) {
+        const { output } = await run(one, 'slow', { kind: 'echo', value: k }, { tenant: 'platform', background: true });
+        pids.add((output as { pid: number }).pid);
+      }
+      // The child that ran the first job, and the one started ahead for a user meanwhile: no more.
+      expect(pids.size).toBeLessThanOrEqual(2);
+      expect(one.stats().children).toBeLessThanOrEqual(2);
+      // Nothing more runs: the child over the size stops once it has had no job for its idle time.
+      await until(() => one.stats().children === 1, 'the child over the size to stop');
+    } finally {
+      await one.close();
+    }
+  }, 60_000);
+
   it("never makes a user wait behind background work plus a stranger's run, and runs background work on what users leave idle", async () => {
     const two = pool({ lanes: { quick: { size: 1 }, slow: { size: 2, maxRunningPerTenant: 1 } } });
     const platform = { tenant: 'platform', background: true };

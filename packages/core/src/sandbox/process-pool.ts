@@ -36,6 +36,12 @@ export interface ProcessPoolOptions<L extends string> {
   cancelGraceMs: number;
   /** How often the host reads a busy child's resident memory. */
   rssPollMs: number;
+  /**
+   * How long a child over a lane's size (started ahead while background jobs held children) stays
+   * after it last had a job, so that background jobs one after another reuse it instead of
+   * starting a child each. Default 10 s.
+   */
+  surplusIdleMs?: number;
   /** The message of a CANCELLED error. Default "The job was cancelled". */
   cancelledMessage?: string;
 }
@@ -125,6 +131,8 @@ interface Slot<L extends string> {
   stderr: string;
   /** The child's CPU time (ms) read just before it was killed. */
   cpuAtKill: number | null;
+  /** When it last had no job: its start, or its last job's end (performance.now()). */
+  idleSince: number;
 }
 
 const TICKS_PER_SECOND = 100; // USER_HZ: the unit of /proc/<pid>/stat times on Linux
@@ -162,6 +170,7 @@ async function readRss(pid: number): Promise<number | null> {
 export function createProcessPool<L extends string>(options: ProcessPoolOptions<L>): ProcessPool<L> {
   const lanes = Object.keys(options.lanes) as L[];
   const cancelledMessage = options.cancelledMessage ?? 'The job was cancelled';
+  const surplusIdleMs = options.surplusIdleMs ?? 10_000;
   const killMessages: Partial<Record<SandboxErrorCode, (wallTimeMs: number) => string>> = {
     TIMEOUT: (wallTimeMs) => `The strategy ran past the ${wallTimeMs} ms wall-clock limit and its process was stopped`,
     MEMORY_LIMIT: () => `The strategy's process went past the ${options.rssLimitBytes} bytes memory limit and was stopped`,
@@ -219,6 +228,7 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
   function idle(slot: Slot<L>) {
     clearTimers(slot);
     slot.task = null;
+    slot.idleSince = performance.now();
     if (slot.recycle) {
       kill(slot, 'CRASHED');
       return;
@@ -268,7 +278,18 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, NODE_OPTIONS: '' },
     });
-    const slot: Slot<L> = { lane, child, ready: false, task: null, killReason: null, recycle: false, peakRss: 0, stderr: '', cpuAtKill: null };
+    const slot: Slot<L> = {
+      lane,
+      child,
+      ready: false,
+      task: null,
+      killReason: null,
+      recycle: false,
+      peakRss: 0,
+      stderr: '',
+      cpuAtKill: null,
+      idleSince: performance.now(),
+    };
     child.stderr?.on('data', (chunk: Buffer) => {
       slot.stderr = (slot.stderr + chunk.toString('utf8')).slice(-2000);
     });
@@ -385,17 +406,40 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
     if (laneSlots.length < size + backgroundRunning) spawn(lane);
   }
 
-  /** Stops idle children over the size that no background job accounts for any more (children started for users while background jobs held others). */
+  /**
+   * Stops children over the size that no background job accounts for any more (children started
+   * for users while background jobs held others), once one has had no job for `surplusIdleMs`
+   * (the longest idle first); until then the next background job reuses it. Checks again when the
+   * next one would be due.
+   */
   function retireSurplus(lane: L, size: number) {
     const live = slots.filter((s) => s.lane === lane && !s.killReason);
     const backgroundRunning = live.filter((s) => s.task?.background).length;
     let surplus = live.length - (size + backgroundRunning);
-    for (const s of live) {
-      if (surplus <= 0) break;
-      if (s.task) continue;
+    if (surplus <= 0) return;
+    const now = performance.now();
+    const idleOnes = live.filter((s) => !s.task).sort((a, b) => a.idleSince - b.idleSince);
+    for (const s of idleOnes) {
+      if (surplus <= 0) return;
+      const dueIn = s.idleSince + surplusIdleMs - now;
+      if (dueIn > 0) {
+        retireLater(dueIn);
+        return;
+      }
       kill(s, 'CRASHED'); // no job: its exit only removes it
       surplus--;
     }
+  }
+
+  let retireTimer: NodeJS.Timeout | null = null;
+  /** Dispatches again in `ms` (one timer for the pool, never holding the process open). */
+  function retireLater(ms: number) {
+    if (retireTimer !== null || closed) return;
+    retireTimer = setTimeout(() => {
+      retireTimer = null;
+      dispatch();
+    }, ms + 1);
+    retireTimer.unref();
   }
 
   function dispatch() {
@@ -450,6 +494,7 @@ export function createProcessPool<L extends string>(options: ProcessPoolOptions<
 
     async close() {
       closed = true;
+      if (retireTimer !== null) clearTimeout(retireTimer);
       for (const task of drainAll()) settle(task, new SandboxError('POOL_CLOSED', 'The sandbox pool was closed'));
       const exits = slots.map(
         (slot) =>
