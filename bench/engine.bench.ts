@@ -12,7 +12,8 @@
  *   ROUNDS=n runs per build, default 3; BUILDS=quickjs-speed,quickjs for some builds only)
  *
  * Then the same strategy on the previous engine (the ES5 runtime in a string, extracted from git
- * at PREVIOUS_ENGINE_COMMIT) beside this one, runs alternating, with their ratio.
+ * at PREVIOUS_ENGINE_COMMIT) and on the engine of the day issue 28 was filed (ISSUE_28_COMMIT,
+ * "today's build" in its terms) beside this one, runs alternating, with their ratios.
  *
  * Targets (issue): >= 500,000 bars/s through the sandbox, 525,600 candles in under 2 s; the
  * typed-module engine no slower than the previous one; the default build at least 1.5x the
@@ -22,7 +23,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { createSandboxPool } from '../packages/core/src/backtests/engine/backtest-pool.js';
 import type { QuickJSBuild } from '../packages/core/src/sandbox/index.js';
 import type { CandleColumns } from '../packages/core/src/backtests/engine/index.js';
-import { loadPreviousEngine, PREVIOUS_ENGINE_COMMIT } from './previous-engine.js';
+import { ISSUE_28_COMMIT, loadIssueDayPool, loadPreviousEngine, PREVIOUS_ENGINE_COMMIT } from './previous-engine.js';
 import { REFERENCE_STRATEGY, syntheticCandles } from './synthetic-candles.js';
 
 const BARS = Number(process.env.BARS ?? 1_000_000);
@@ -230,8 +231,10 @@ async function compareWithPrevious(candles: CandleColumns) {
     return;
   }
   const options = { size: 1, build: 'quickjs', cpuTimeMs: 120_000, rssLimitBytes: 3 * 1024 ** 3, maxOldSpaceSizeMb: 2048 };
+  const createIssueDay = await loadIssueDayPool();
   const engines = [
     { name: `previous engine (${PREVIOUS_ENGINE_COMMIT.slice(0, 7)}, runtime in a string)`, pool: createPrevious(options) },
+    { name: `the engine of the day issue 28 was filed (${ISSUE_28_COMMIT.slice(0, 7)})`, pool: createIssueDay(options) },
     { name: 'this engine (typed modules)', pool: createSandboxPool(options as Parameters<typeof createSandboxPool>[0]) },
     {
       name: 'this engine, quickjs-speed build (the default)',
@@ -262,13 +265,17 @@ async function compareWithPrevious(candles: CandleColumns) {
     const r = results[k]!;
     console.log(`| ${e.name} | ${fmt(BARS / (r.wallMs / 1000))} | ${fmt(BARS / (r.cpuMs / 1000))} | ${r.trades} |`);
   });
-  const [before, after, speed] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
+  const [before, issueDay, after, speed] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0], (typeof results)[0]];
   console.log('');
   console.log(
     `this engine / previous: ${(before.wallMs / after.wallMs).toFixed(2)}x wall, ${(before.cpuMs / after.cpuMs).toFixed(2)}x per child CPU-second (target >= 1.00x; the same trades: ${before.trades === after.trades})`,
   );
   console.log(
     `this engine on quickjs-speed / previous: ${(before.wallMs / speed.wallMs).toFixed(2)}x wall, ${(before.cpuMs / speed.cpuMs).toFixed(2)}x per child CPU-second (the same trades: ${before.trades === speed.trades})`,
+  );
+  console.log(
+    `this engine on quickjs-speed (the default) / the issue's day: ${(issueDay.wallMs / speed.wallMs).toFixed(2)}x wall, ${(issueDay.cpuMs / speed.cpuMs).toFixed(2)}x per child CPU-second ` +
+      `(the same trades: ${issueDay.trades === speed.trades}; target >= 1.5x, issue 28)`,
   );
 }
 

@@ -45,8 +45,11 @@ export const ISSUE_28_COMMIT = '2fe6eaf643ae9075fd213162db1ac66ceb2c986e';
 
 /** The subset of `createSandboxPool` at `ISSUE_28_COMMIT` the benches call. */
 export interface IssueDayPool {
-  runBacktest(job: unknown): Promise<{ trades: unknown[] }>;
-  runTrials(job: unknown, params: Record<string, string>[]): Promise<Array<{ ok: boolean; cpuMs: number; trades?: number; metrics?: { totalReturn: number | null } }>>;
+  runBacktest(job: unknown): Promise<{ trades: unknown[]; stats: { cpuMs: number } }>;
+  runTrials(
+    job: unknown,
+    params: Record<string, string>[],
+  ): Promise<Array<{ ok: boolean; cpuMs: number; trades?: number; metrics?: { totalReturn: number | null } }>>;
   close(): Promise<void>;
 }
 
