@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { probabilityOfBacktestOverfitting, probabilityOfBacktestOverfittingAsync, sharpeMetric } from './backtest-overfitting.js';
+import {
+  combinationsOf,
+  complementsPaired,
+  probabilityOfBacktestOverfitting,
+  probabilityOfBacktestOverfittingAsync,
+  sharpeMetric,
+} from './backtest-overfitting.js';
 import { eventLoopTicks, normals, validationError } from './test-fixtures.js';
 
 /** A T x N matrix of normal returns, trial n with mean `means[n]` and standard deviation 1. */
@@ -28,6 +34,15 @@ describe('probabilityOfBacktestOverfitting', () => {
   // In-sample {1,3}: A 1, B 3, C 0: B. Out-of-sample {0,2}: A 1/5, B 3/2, C 5; B ranks 2, w = 1/2, lambda = 0.
   // In-sample {2,3}: A -1, B 9, C 2: B. Out-of-sample {0,1}: A 2, B 3, C 1/3; B ranks 3, w = 3/4, lambda = ln 3.
   // lambda <= 0 in 4 of the 6 combinations: PBO = 2/3.
+  it('pairs each split with its mirror: in lexicographic order the k-th from the end is the complement of the k-th, for every S up to 16', () => {
+    for (let S = 2; S <= 16; S += 2) {
+      const splits = combinationsOf(S, S / 2);
+      expect(complementsPaired(splits, S)).toBe(true);
+      // and a list that is not so ordered is told apart
+      expect(complementsPaired([...splits.slice(1), splits[0]!], S)).toBe(S === 2);
+    }
+  });
+
   it('computes every combination of a small case as by hand', () => {
     const result = probabilityOfBacktestOverfitting(matrix, { partitions: 4 });
     const expected = [
@@ -134,7 +149,8 @@ describe('probabilityOfBacktestOverfitting', () => {
   });
 
   it('cuts periods S does not divide into blocks one row apart, dropping none', () => {
-    // T = 5, S = 2: blocks of rows 0-2 and 3-4. A custom metric sees 3 rows in-sample then 2.
+    // T = 5, S = 2: blocks of rows 0-2 and 3-4. A custom metric sees 3 rows in-sample then 2, for
+    // each of the 2 trials; the other split is the mirror of this one and scores nothing again.
     const lengths: number[] = [];
     probabilityOfBacktestOverfitting(returnsMatrix(5, 5, [0, 0]), {
       partitions: 2,
@@ -143,7 +159,7 @@ describe('probabilityOfBacktestOverfitting', () => {
         return values[0]!;
       },
     });
-    expect(lengths).toEqual([3, 3, 2, 2, 2, 2, 3, 3]);
+    expect(lengths).toEqual([3, 3, 2, 2]);
   });
 
   it('refuses what CSCV cannot use', () => {
