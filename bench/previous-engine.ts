@@ -23,12 +23,8 @@ export interface PreviousPool {
  * node_modules) and answers its `createSandboxPool`, so one bench run measures both engines on
  * one machine at one time. Throws when git or the commit is not available.
  */
-export async function loadPreviousEngine(commit = PREVIOUS_ENGINE_COMMIT): Promise<(options: object) => PreviousPool> {
-  const dir = await previousEngineDir(commit);
-  const mod = (await import(pathToFileURL(join(dir, 'packages/core/src/sandbox/sandbox-pool.ts')).href)) as {
-    createSandboxPool: (options: object) => PreviousPool;
-  };
-  return mod.createSandboxPool;
+export function loadPreviousEngine(commit = PREVIOUS_ENGINE_COMMIT): Promise<(options: object) => PreviousPool> {
+  return poolFactoryAt<PreviousPool>(commit, 'sandbox/sandbox-pool.ts');
 }
 
 /** The folder packages/core of `commit` is extracted into (once), with this checkout's node_modules linked in. */
@@ -54,11 +50,14 @@ export interface IssueDayPool {
 }
 
 /** `createSandboxPool` of packages/core at `commit` (default `ISSUE_28_COMMIT`), extracted from git. */
-export async function loadIssueDayPool(commit = ISSUE_28_COMMIT): Promise<(options: object) => IssueDayPool> {
+export function loadIssueDayPool(commit = ISSUE_28_COMMIT): Promise<(options: object) => IssueDayPool> {
+  return poolFactoryAt<IssueDayPool>(commit, 'backtests/engine/backtest-pool.ts');
+}
+
+/** `createSandboxPool` of the module at `file` (under packages/core/src) of core at `commit`. */
+async function poolFactoryAt<P>(commit: string, file: string): Promise<(options: object) => P> {
   const dir = await coreAtCommit(commit);
-  const mod = (await import(pathToFileURL(join(dir, 'packages/core/src/backtests/engine/backtest-pool.ts')).href)) as {
-    createSandboxPool: (options: object) => IssueDayPool;
-  };
+  const mod = (await import(pathToFileURL(join(dir, 'packages/core/src', file)).href)) as { createSandboxPool: (options: object) => P };
   return mod.createSandboxPool;
 }
 

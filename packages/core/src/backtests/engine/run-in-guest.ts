@@ -45,12 +45,12 @@ export interface RunHooks {
 
 /**
  * Whole-run indicator series by spec, symbol and timeframe, for the runs of one job. Holds at
- * most `maxValues` numbers; a series past that is computed by each run as it goes, as without a cache.
+ * most `maxValues` numbers; a series past that is computed by each run for itself.
  */
 export interface SeriesCache {
   get(key: string): Float64Array | undefined;
-  /** Keeps `values` if they fit; answers whether they were kept. */
-  put(key: string, values: Float64Array): boolean;
+  /** Keeps `values` if they fit. */
+  put(key: string, values: Float64Array): void;
 }
 
 /** A `SeriesCache` of at most `maxValues` numbers (default 8M: 64 MiB). */
@@ -60,10 +60,9 @@ export function createSeriesCache(maxValues = 8 * 1024 * 1024): SeriesCache {
   return {
     get: (key) => kept.get(key),
     put(key, values) {
-      if (held + values.length > maxValues) return false;
+      if (held + values.length > maxValues) return;
       kept.set(key, values);
       held += values.length;
-      return true;
     },
   };
 }
@@ -323,27 +322,27 @@ export async function runBacktestInGuest(job: WireJob, limits: EngineLimits, hoo
     /*
      * The series a registration asks for. With a cache: its whole-run values (the same arithmetic
      * in the same order as feeding it batch by batch, so the same numbers), computed by the first
-     * run that asks and copied by every batch after. Without one, or past the cache's size: a host
-     * indicator fed from here on.
+     * run that asks (kept for the others while the cache has room) and copied by every batch
+     * after. Without one: a host indicator fed from here on.
      */
     const batchSeries = (spec: IndicatorSpec, s: number, tf: number): BatchSeries => {
       const outputs = indicatorOutputs(spec.kind);
-      const key = `${spec.kind}(${spec.args.join(',')})@${s}/${timeframes[tf]!.name}/${baseMs}`;
-      let whole = hooks.series?.get(key);
-      if (whole === undefined && hooks.series !== undefined) {
-        const values = new Float64Array(outputs * (total + 1));
-        fillBlock(hostIndicator(spec, s, tf, job.history[s]!), values, 0, 0, total);
-        if (hooks.series.put(key, values)) whole = values;
-      }
-      if (whole === undefined) {
+      if (hooks.series === undefined) {
         const ind = hostIndicator(spec, s, tf, nextPos[s]!);
         return { outputs, fill: (dst, base, start, n) => fillBlock(ind, dst, base, start, n) };
       }
-      const values = whole;
+      const key = `${spec.kind}(${spec.args.join(',')})@${s}/${timeframes[tf]!.name}/${baseMs}`;
+      let values = hooks.series.get(key);
+      if (values === undefined) {
+        values = new Float64Array(outputs * (total + 1));
+        fillBlock(hostIndicator(spec, s, tf, job.history[s]!), values, 0, 0, total);
+        hooks.series.put(key, values);
+      }
+      const whole = values;
       return {
         outputs,
         fill(dst, base, start, n) {
-          for (let o = 0; o < outputs; o++) dst.set(values.subarray(o * (total + 1) + start, o * (total + 1) + start + n + 1), base + o * (n + 1));
+          for (let o = 0; o < outputs; o++) dst.set(whole.subarray(o * (total + 1) + start, o * (total + 1) + start + n + 1), base + o * (n + 1));
         },
       };
     };
